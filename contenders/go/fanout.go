@@ -1,0 +1,125 @@
+package main
+
+import (
+	"strconv"
+	"sync"
+	"time"
+)
+
+// fanout (seed 000): build R user profiles; each needs the user first, then
+// orders, preferences and notifications concurrently.
+
+var fanoutParams = []string{"requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"}
+
+type User struct {
+	ID   int
+	Name string
+}
+
+type Order struct{ ID, Item string }
+
+type Preferences struct {
+	DarkMode bool
+	Language string
+}
+
+type Notification struct{ ID, Message string }
+
+type UserProfile struct {
+	User          User
+	Orders        []Order
+	Preferences   Preferences
+	Notifications []Notification
+}
+
+// userService mocks the remote calls: each sleeps, then returns fresh values.
+type userService struct{ user, orders, prefs, notifications time.Duration }
+
+func (s *userService) fetchUser(id int) User {
+	time.Sleep(s.user)
+	return User{id, "User-" + strconv.Itoa(id)}
+}
+
+func (s *userService) fetchOrders(userID int) []Order {
+	time.Sleep(s.orders)
+	return []Order{{"O1", "Item A"}, {"O2", "Item B"}}
+}
+
+func (s *userService) fetchPreferences(userID int) Preferences {
+	time.Sleep(s.prefs)
+	return Preferences{true, "en-US"}
+}
+
+func (s *userService) fetchNotifications(userID int) []Notification {
+	time.Sleep(s.notifications)
+	return []Notification{{"N1", "Welcome"}, {"N2", "New order"}}
+}
+
+func (s *userService) buildUserProfile(id int) UserProfile {
+	user := s.fetchUser(id)
+	var (
+		wg            sync.WaitGroup
+		orders        []Order
+		prefs         Preferences
+		notifications []Notification
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); orders = s.fetchOrders(id) }()
+	go func() { defer wg.Done(); prefs = s.fetchPreferences(id) }()
+	go func() { defer wg.Done(); notifications = s.fetchNotifications(id) }()
+	wg.Wait()
+	return UserProfile{user, orders, prefs, notifications}
+}
+
+type fanoutResult struct {
+	Profiles int   `json:"profiles"`
+	IDSum    int64 `json:"id_sum"`
+	Items    int64 `json:"items"`
+	PoolSize *int  `json:"pool_size"` // always null: goroutines are not pooled
+}
+
+func newFanout(p params) (runner, error) {
+	v, err := p.ints(0, "requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size")
+	if err != nil {
+		return nil, err
+	}
+	requests, concurrency := v[0], v[1]
+	svc := &userService{ms(v[2]), ms(v[3]), ms(v[4]), ms(v[5])}
+
+	return func(int) (time.Duration, any) {
+		start := time.Now()
+		profiles := make([]UserProfile, requests) // each goroutine fills its own slot
+		var sem chan struct{}                     // at most concurrency requests in flight
+		if concurrency > 0 {
+			sem = make(chan struct{}, concurrency)
+		}
+		var wg sync.WaitGroup
+		wg.Add(requests)
+		for id := 1; id <= requests; id++ {
+			if sem != nil {
+				sem <- struct{}{}
+			}
+			go func() {
+				defer wg.Done()
+				profiles[id-1] = svc.buildUserProfile(id)
+				if sem != nil {
+					<-sem
+				}
+			}()
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+
+		var r fanoutResult
+		for i := range profiles {
+			pr := &profiles[i]
+			if pr.User.ID == 0 {
+				continue // not built
+			}
+			r.Profiles++
+			r.IDSum += int64(pr.User.ID)
+			r.Items += int64(len(pr.Orders) + 1 + len(pr.Notifications))
+		}
+		return elapsed, r
+	}, nil
+}

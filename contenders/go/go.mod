@@ -1,0 +1,3 @@
+module concbench/contenders/go
+
+go 1.22

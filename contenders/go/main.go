@@ -1,0 +1,167 @@
+// Command concbench-go is the Go contender of concbench. It runs one workload
+// W warm-up and N measured iterations in this process and prints one JSON line
+// per iteration on stdout, as docs/contract.md specifies:
+//
+//	concbench-go <workload> --<param>=<value> … --warmup=<W> --iterations=<N>
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// A runner performs one iteration of a workload. It returns the time the
+// workload itself took and the iteration's result (marshalled as JSON).
+type runner func(index int) (elapsed time.Duration, result any)
+
+type workload struct {
+	params []string                       // every parameter the workload takes; all are required
+	setup  func(p params) (runner, error) // validates the values and builds the runner
+}
+
+var workloads = map[string]workload{
+	"fanout":      {fanoutParams, newFanout},
+	"sleep-tasks": {sleepTasksParams, newSleepTasks},
+	"spawn-idle":  {spawnIdleParams, newSpawnIdle},
+	"channel":     {channelParams, newChannel},
+}
+
+func main() {
+	run, warmup, iterations, err := parseArgs(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "concbench-go:", err)
+		os.Exit(2)
+	}
+	for i := 0; i < warmup+iterations; i++ {
+		elapsed, result := run(i)
+		emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(), result})
+	}
+}
+
+// parseArgs checks the workload name and that exactly its parameters (plus
+// warmup and iterations) are given, each once, as --name=value.
+func parseArgs(args []string) (run runner, warmup, iterations int, err error) {
+	if len(args) == 0 {
+		return nil, 0, 0, errors.New("usage: concbench-go <workload> --<param>=<value> … --warmup=<W> --iterations=<N>")
+	}
+	w, ok := workloads[args[0]]
+	if !ok {
+		return nil, 0, 0, fmt.Errorf("unknown workload %q", args[0])
+	}
+	allowed := map[string]bool{"warmup": true, "iterations": true}
+	for _, name := range w.params {
+		allowed[name] = true
+	}
+	p := params{}
+	for _, arg := range args[1:] {
+		name, value, found := cutParam(arg)
+		switch {
+		case !found:
+			return nil, 0, 0, fmt.Errorf("malformed argument %q (want --name=value)", arg)
+		case !allowed[name]:
+			return nil, 0, 0, fmt.Errorf("unknown parameter --%s for workload %s", name, args[0])
+		case p[name] != nil:
+			return nil, 0, 0, fmt.Errorf("parameter --%s given twice", name)
+		}
+		p[name] = &value
+	}
+	for name := range allowed {
+		if p[name] == nil {
+			return nil, 0, 0, fmt.Errorf("missing parameter --%s for workload %s", name, args[0])
+		}
+	}
+	if warmup, err = p.int("warmup", 0); err != nil {
+		return nil, 0, 0, err
+	}
+	if iterations, err = p.int("iterations", 0); err != nil {
+		return nil, 0, 0, err
+	}
+	run, err = w.setup(p)
+	return run, warmup, iterations, err
+}
+
+// cutParam splits "--name=value" (name non-empty) into name and value.
+func cutParam(arg string) (name, value string, ok bool) {
+	if len(arg) < 2 || arg[:2] != "--" {
+		return "", "", false
+	}
+	for i := 2; i < len(arg); i++ {
+		if arg[i] == '=' {
+			return arg[2:i], arg[i+1:], i > 2
+		}
+	}
+	return "", "", false
+}
+
+// params holds the raw --name=value arguments.
+type params map[string]*string
+
+// int parses parameter name as a plain decimal integer (digits only) ≥ min.
+func (p params) int(name string, min int) (int, error) {
+	s := *p[name]
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, fmt.Errorf("--%s=%s: not a non-negative integer", name, s)
+		}
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("--%s=%s: not a valid integer", name, s)
+	}
+	if v < min {
+		return 0, fmt.Errorf("--%s=%s: must be at least %d", name, s, min)
+	}
+	return v, nil
+}
+
+// ints parses several integer parameters, all with the same minimum.
+func (p params) ints(min int, names ...string) ([]int, error) {
+	vs := make([]int, len(names))
+	for i, name := range names {
+		v, err := p.int(name, min)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+func ms(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+
+type iterationLine struct {
+	Type      string `json:"type"`
+	Index     int    `json:"index"`
+	Warmup    bool   `json:"warmup"`
+	ElapsedNs int64  `json:"elapsed_ns"`
+	Result    any    `json:"result"`
+}
+
+type markLine struct {
+	Type      string `json:"type"`
+	Name      string `json:"name"`
+	Index     int    `json:"index"`
+	ElapsedNs int64  `json:"elapsed_ns"`
+}
+
+// emitMark prints a mark line; spawn-idle uses it in the middle of an iteration.
+func emitMark(name string, index int, elapsed time.Duration) {
+	emit(markLine{"mark", name, index, elapsed.Nanoseconds()})
+}
+
+// emit writes one JSON line with a single write to the unbuffered os.Stdout,
+// so every line reaches the harness at once.
+func emit(line any) {
+	b, err := json.Marshal(line)
+	if err == nil {
+		_, err = os.Stdout.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "concbench-go: writing output:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// spawn-idle (seed 004): spawn N goroutines that each sleep H ms; mark the
+// moment all of them have started, then wait for all.
+
+var spawnIdleParams = []string{"tasks", "hold-ms"}
+
+type spawnIdleResult struct {
+	Tasks int64 `json:"tasks"`
+}
+
+func newSpawnIdle(p params) (runner, error) {
+	v, err := p.ints(0, "tasks", "hold-ms")
+	if err != nil {
+		return nil, err
+	}
+	tasks, hold := v[0], ms(v[1])
+
+	return func(index int) (time.Duration, any) {
+		var started, completed atomic.Int64
+		allStarted := make(chan struct{}) // closed by the goroutine that brings started to N
+		var wg sync.WaitGroup
+		start := time.Now()
+		if tasks == 0 {
+			close(allStarted)
+		}
+		wg.Add(tasks)
+		for range tasks {
+			go func() {
+				if started.Add(1) == int64(tasks) {
+					close(allStarted)
+				}
+				time.Sleep(hold)
+				completed.Add(1)
+				wg.Done()
+			}()
+		}
+		<-allStarted
+		emitMark("all-spawned", index, time.Since(start))
+		wg.Wait()
+		elapsed := time.Since(start)
+		return elapsed, spawnIdleResult{Tasks: completed.Load()}
+	}, nil
+}
