@@ -1,0 +1,88 @@
+package concbench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code java -jar concbench-java.jar <style> <workload> --k=v ... --warmup=W --iterations=N}
+ * Exit 2 on bad input, 1 on any other failure.
+ */
+public final class Main {
+    static final Map<String, List<String>> WORKLOAD_PARAMS = Map.of(
+            "fanout", List.of("requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"),
+            "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "pool-size"),
+            "spawn-idle", List.of("tasks", "hold-ms"),
+            "channel", List.of("workers", "events", "queue", "etype", "esize"));
+
+    /** Style name -> class (loaded by name so that only java-structured loads the preview-API class). */
+    static final Map<String, String> STYLES = Map.of(
+            "platform", "concbench.PlatformStyle",
+            "virtual", "concbench.VirtualStyle",
+            "structured", "concbench.StructuredStyle",
+            "completable", "concbench.CompletableStyle",
+            "reactor", "concbench.ReactorStyle");
+
+    public static void main(String[] args) {
+        Style style;
+        Work.Iteration iteration;
+        int warmup, iterations;
+        String styleName = null, workload = null;
+        try {
+            if (args.length < 2) throw new Params.BadInput("expected <style> <workload> --name=value ...");
+            styleName = args[0];
+            workload = args[1];
+            String cls = STYLES.get(styleName);
+            if (cls == null) throw new Params.BadInput("unknown style '" + styleName + "' (known: " + STYLES.keySet() + ")");
+            List<String> names = WORKLOAD_PARAMS.get(workload);
+            if (names == null) throw new Params.BadInput("unknown workload '" + workload + "' (known: " + WORKLOAD_PARAMS.keySet() + ")");
+            style = (Style) Class.forName(cls).getDeclaredConstructor().newInstance();
+            if (!style.workloads().contains(workload))
+                throw new Params.BadInput("style '" + styleName + "' does not implement workload '" + workload + "' (it implements " + style.workloads() + ")");
+            Params p = Params.parse(args, 2, names);
+            warmup = p.intAtLeast("warmup", 0);
+            iterations = p.intAtLeast("iterations", 1);
+            iteration = style.setUp(workload, p);
+        } catch (Params.BadInput e) {
+            System.err.println("concbench-java: " + e.getMessage());
+            System.err.println("usage: <style> <workload> --<param>=<value> ... --warmup=W --iterations=N");
+            System.exit(2);
+            return;
+        } catch (ReflectiveOperationException | LinkageError e) {
+            System.err.println("concbench-java: cannot load style '" + styleName + "': " + e);
+            System.exit(1);
+            return;
+        }
+
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Json out = new Json();
+        try {
+            for (int i = 0; i < warmup + iterations; i++) {
+                mx.resetPeakThreadCount();
+                long start = System.nanoTime();
+                Map<String, Object> result = iteration.run(i, start, out);
+                long elapsed = System.nanoTime() - start;
+                // outside the timed region: thread counts and JSON
+                int threads = mx.getThreadCount();
+                int daemon = mx.getDaemonThreadCount();
+                int peak = mx.getPeakThreadCount();
+                Map<String, Object> r = new LinkedHashMap<>(result);
+                r.put("jvm_threads", threads);
+                r.put("jvm_nondaemon_threads", threads - daemon);
+                r.put("jvm_peak_threads", peak);
+                out.iteration(i, i < warmup, elapsed, r);
+            }
+            style.close();
+        } catch (Work.Failure e) {
+            System.err.println("concbench-java " + styleName + " " + workload + ": " + e.getMessage());
+            System.exit(1);
+        } catch (Throwable e) {
+            System.err.println("concbench-java " + styleName + " " + workload + ": failed: " + e);
+            e.printStackTrace(System.err);
+            System.exit(1);
+        }
+        System.exit(0); // do not wait for pool threads
+    }
+}

@@ -1,0 +1,46 @@
+package concbench;
+
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * java-platform: fixed pools of pool-size platform threads (fanout, sleep-tasks); one platform thread
+ * per task (spawn-idle) and per producer/consumer (channel).
+ */
+public final class PlatformStyle implements Style {
+    private ExecutorService pool, subPool;
+
+    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel"); }
+
+    @Override
+    public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
+        return switch (workload) {
+            case "fanout" -> {
+                var f = Work.FanoutParams.of(p);
+                // requests on one pool, the three sub-fetches on a second one: a request thread blocks on its
+                // sub-fetches, so sharing one bounded pool deadlocks once P requests hold all threads.
+                pool = Executors.newFixedThreadPool(f.poolSize());
+                subPool = Executors.newFixedThreadPool(f.poolSize());
+                yield Blocking.fanout(pool, subPool, f, f.poolSize());
+            }
+            case "sleep-tasks" -> {
+                int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
+                long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
+                pool = Executors.newFixedThreadPool(poolSize);
+                yield Blocking.sleepTasks(pool, tasks, sleepMs, k, poolSize);
+            }
+            case "spawn-idle" -> Blocking.spawnIdle(Thread.ofPlatform(), "platform",
+                    p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));
+            case "channel" -> Blocking.channel(Thread.ofPlatform(), "platform", p.intAtLeast("workers", 0),
+                    p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
+    }
+
+    @Override
+    public void close() {
+        if (pool != null) pool.shutdownNow();
+        if (subPool != null) subPool.shutdownNow();
+    }
+}

@@ -1,0 +1,43 @@
+package concbench;
+
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * java-virtual: Executors.newVirtualThreadPerTaskExecutor() for fanout (as seed 000) and sleep-tasks;
+ * Thread.ofVirtual() directly, one virtual thread per task / producer / consumer, for spawn-idle and channel.
+ */
+public final class VirtualStyle implements Style {
+    private ExecutorService executor;
+
+    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel"); }
+
+    @Override
+    public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
+        return switch (workload) {
+            case "fanout" -> {
+                var f = Work.FanoutParams.of(p);
+                executor = Executors.newVirtualThreadPerTaskExecutor();
+                yield Blocking.fanout(executor, executor, f, null);
+            }
+            case "sleep-tasks" -> {
+                int tasks = p.intAtLeast("tasks", 0);
+                p.intAtLeast("pool-size", 1); // validated, ignored
+                long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
+                executor = Executors.newVirtualThreadPerTaskExecutor();
+                yield Blocking.sleepTasks(executor, tasks, sleepMs, k, null);
+            }
+            case "spawn-idle" -> Blocking.spawnIdle(Thread.ofVirtual(), "virtual",
+                    p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));
+            case "channel" -> Blocking.channel(Thread.ofVirtual(), "virtual", p.intAtLeast("workers", 0),
+                    p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
+    }
+
+    @Override
+    public void close() {
+        if (executor != null) executor.shutdownNow();
+    }
+}
