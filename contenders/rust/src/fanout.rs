@@ -1,0 +1,177 @@
+//! `fanout` (seed 000): per id, fetch the user, then orders, preferences and
+//! notifications concurrently (`tokio::join!`), and build a `UserProfile`.
+//! One `tokio::spawn` per request; `concurrency` > 0 bounds the requests in
+//! flight with a `tokio::sync::Semaphore` permit held for the whole request.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::time::sleep;
+
+use crate::{Fields, Params, joined};
+
+pub const PARAMS: &[&str] = &[
+    "requests",
+    "concurrency",
+    "user-ms",
+    "orders-ms",
+    "prefs-ms",
+    "notifications-ms",
+    "pool-size",
+];
+
+// The seed's domain model. Fields that are only built, never read, are still
+// part of the work (allocated and dropped), hence the allow.
+#[allow(dead_code)]
+struct User {
+    id: u64,
+    name: String,
+}
+#[allow(dead_code)]
+struct Order {
+    id: String,
+    item: String,
+}
+#[allow(dead_code)]
+struct Preferences {
+    dark_mode: bool,
+    language: String,
+}
+#[allow(dead_code)]
+struct Notification {
+    id: String,
+    message: String,
+}
+#[allow(dead_code)]
+struct UserProfile {
+    user: User,
+    orders: Vec<Order>,
+    preferences: Preferences,
+    notifications: Vec<Notification>,
+}
+
+/// The mock service: each call sleeps its delay, then returns fresh objects.
+struct UserService {
+    user: Duration,
+    orders: Duration,
+    prefs: Duration,
+    notifications: Duration,
+}
+
+impl UserService {
+    async fn fetch_user(&self, id: u64) -> User {
+        sleep(self.user).await;
+        User {
+            id,
+            name: format!("User-{id}"),
+        }
+    }
+
+    async fn fetch_orders(&self, _user_id: u64) -> Vec<Order> {
+        sleep(self.orders).await;
+        vec![
+            Order {
+                id: "O1".into(),
+                item: "Item A".into(),
+            },
+            Order {
+                id: "O2".into(),
+                item: "Item B".into(),
+            },
+        ]
+    }
+
+    async fn fetch_preferences(&self, _user_id: u64) -> Preferences {
+        sleep(self.prefs).await;
+        Preferences {
+            dark_mode: true,
+            language: "en-US".into(),
+        }
+    }
+
+    async fn fetch_notifications(&self, _user_id: u64) -> Vec<Notification> {
+        sleep(self.notifications).await;
+        vec![
+            Notification {
+                id: "N1".into(),
+                message: "Welcome".into(),
+            },
+            Notification {
+                id: "N2".into(),
+                message: "Discount".into(),
+            },
+        ]
+    }
+
+    async fn build_user_profile(&self, id: u64) -> UserProfile {
+        let user = self.fetch_user(id).await;
+        let (orders, preferences, notifications) = tokio::join!(
+            self.fetch_orders(user.id),
+            self.fetch_preferences(user.id),
+            self.fetch_notifications(user.id),
+        );
+        UserProfile {
+            user,
+            orders,
+            preferences,
+            notifications,
+        }
+    }
+}
+
+pub struct Fanout {
+    requests: u64,
+    concurrency: usize,
+    service: Arc<UserService>,
+}
+
+impl Fanout {
+    pub fn new(p: &Params) -> Fanout {
+        let ms = |name| Duration::from_millis(p.u64(name));
+        let concurrency = p.usize("concurrency");
+        if concurrency > Semaphore::MAX_PERMITS {
+            p.reject("concurrency", "more than tokio's Semaphore::MAX_PERMITS");
+        }
+        let _ = p.u64("pool-size"); // validated, then ignored: one task per request
+        Fanout {
+            requests: p.u64("requests"),
+            concurrency,
+            service: Arc::new(UserService {
+                user: ms("user-ms"),
+                orders: ms("orders-ms"),
+                prefs: ms("prefs-ms"),
+                notifications: ms("notifications-ms"),
+            }),
+        }
+    }
+
+    pub async fn run(&self) -> Fields {
+        let limit = (self.concurrency > 0).then(|| Arc::new(Semaphore::new(self.concurrency)));
+        let mut handles = Vec::with_capacity(self.requests as usize);
+        for id in 1..=self.requests {
+            let service = Arc::clone(&self.service);
+            let limit = limit.clone();
+            handles.push(tokio::spawn(async move {
+                let _permit = match &limit {
+                    Some(sem) => Some(sem.acquire().await.expect("semaphore is never closed")),
+                    None => None,
+                };
+                service.build_user_profile(id).await
+            }));
+        }
+        let (mut profiles, mut id_sum, mut items) = (0u64, 0u64, 0u64);
+        for handle in handles {
+            let profile = joined(handle.await);
+            profiles += 1;
+            id_sum += profile.user.id;
+            items += (profile.orders.len() + 1 + profile.notifications.len()) as u64;
+        }
+        vec![
+            ("profiles", Some(profiles)),
+            ("id_sum", Some(id_sum)),
+            ("items", Some(items)),
+            ("pool_size", None),
+        ]
+    }
+}
