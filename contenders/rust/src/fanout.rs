@@ -1,7 +1,10 @@
 //! `fanout` (seed 000): per id, fetch the user, then orders, preferences and
 //! notifications concurrently (`tokio::join!`), and build a `UserProfile`.
 //! One `tokio::spawn` per request; `concurrency` > 0 bounds the requests in
-//! flight with a `tokio::sync::Semaphore` permit held for the whole request.
+//! flight with a `tokio::sync::Semaphore`: the spawning loop acquires an owned
+//! permit before each spawn and the task drops it when its profile is built
+//! (Tokio's "limit the requests being handled" pattern, so at most C request
+//! tasks exist at a time).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -150,14 +153,15 @@ impl Fanout {
         let limit = (self.concurrency > 0).then(|| Arc::new(Semaphore::new(self.concurrency)));
         let mut handles = Vec::with_capacity(self.requests as usize);
         for id in 1..=self.requests {
+            let permit = match &limit {
+                Some(sem) => Some(Arc::clone(sem).acquire_owned().await.expect("never closed")),
+                None => None,
+            };
             let service = Arc::clone(&self.service);
-            let limit = limit.clone();
             handles.push(tokio::spawn(async move {
-                let _permit = match &limit {
-                    Some(sem) => Some(sem.acquire().await.expect("semaphore is never closed")),
-                    None => None,
-                };
-                service.build_user_profile(id).await
+                let profile = service.build_user_profile(id).await;
+                drop(permit);
+                profile
             }));
         }
         let (mut profiles, mut id_sum, mut items) = (0u64, 0u64, 0u64);
