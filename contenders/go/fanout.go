@@ -79,12 +79,16 @@ type fanoutResult struct {
 }
 
 func newFanout(p params) (runner, error) {
-	v, err := p.ints(0, "requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size")
+	v, err := p.ints(0, "requests", "concurrency", "pool-size")
+	if err != nil {
+		return nil, err
+	}
+	d, err := p.allMillis("user-ms", "orders-ms", "prefs-ms", "notifications-ms")
 	if err != nil {
 		return nil, err
 	}
 	requests, concurrency := v[0], v[1]
-	svc := &userService{ms(v[2]), ms(v[3]), ms(v[4]), ms(v[5])}
+	svc := &userService{d[0], d[1], d[2], d[3]}
 
 	return func(int) (time.Duration, any) {
 		start := time.Now()

@@ -9,8 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -52,8 +55,9 @@ func parseArgs(args []string) (run runner, warmup, iterations int, err error) {
 	if !ok {
 		return nil, 0, 0, fmt.Errorf("unknown workload %q", args[0])
 	}
-	allowed := map[string]bool{"warmup": true, "iterations": true}
-	for _, name := range w.params {
+	names := slices.Concat(w.params, []string{"warmup", "iterations"})
+	allowed := map[string]bool{}
+	for _, name := range names {
 		allowed[name] = true
 	}
 	p := params{}
@@ -69,7 +73,7 @@ func parseArgs(args []string) (run runner, warmup, iterations int, err error) {
 		}
 		p[name] = &value
 	}
-	for name := range allowed {
+	for _, name := range names {
 		if p[name] == nil {
 			return nil, 0, 0, fmt.Errorf("missing parameter --%s for workload %s", name, args[0])
 		}
@@ -86,15 +90,12 @@ func parseArgs(args []string) (run runner, warmup, iterations int, err error) {
 
 // cutParam splits "--name=value" (name non-empty) into name and value.
 func cutParam(arg string) (name, value string, ok bool) {
-	if len(arg) < 2 || arg[:2] != "--" {
+	rest, ok := strings.CutPrefix(arg, "--")
+	if !ok {
 		return "", "", false
 	}
-	for i := 2; i < len(arg); i++ {
-		if arg[i] == '=' {
-			return arg[2:i], arg[i+1:], i > 2
-		}
-	}
-	return "", "", false
+	name, value, ok = strings.Cut(rest, "=")
+	return name, value, ok && name != ""
 }
 
 // params holds the raw --name=value arguments.
@@ -103,6 +104,9 @@ type params map[string]*string
 // int parses parameter name as a plain decimal integer (digits only) ≥ min.
 func (p params) int(name string, min int) (int, error) {
 	s := *p[name]
+	if s == "" {
+		return 0, fmt.Errorf("--%s: empty value", name)
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, fmt.Errorf("--%s=%s: not a non-negative integer", name, s)
@@ -131,7 +135,27 @@ func (p params) ints(min int, names ...string) ([]int, error) {
 	return vs, nil
 }
 
-func ms(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+// millis parses parameter name as a whole number of milliseconds.
+func (p params) millis(name string) (time.Duration, error) {
+	v, err := p.int(name, 0)
+	if err == nil && v > int(math.MaxInt64/time.Millisecond) {
+		err = fmt.Errorf("--%s=%d: too large a duration", name, v)
+	}
+	return time.Duration(v) * time.Millisecond, err
+}
+
+// allMillis parses several millisecond parameters.
+func (p params) allMillis(names ...string) ([]time.Duration, error) {
+	ds := make([]time.Duration, len(names))
+	for i, name := range names {
+		d, err := p.millis(name)
+		if err != nil {
+			return nil, err
+		}
+		ds[i] = d
+	}
+	return ds, nil
+}
 
 type iterationLine struct {
 	Type      string `json:"type"`

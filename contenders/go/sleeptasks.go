@@ -17,11 +17,15 @@ type sleepTasksResult struct {
 }
 
 func newSleepTasks(p params) (runner, error) {
-	v, err := p.ints(0, "tasks", "sleep-ms", "cpu-iters", "pool-size")
+	v, err := p.ints(0, "tasks", "cpu-iters", "pool-size")
 	if err != nil {
 		return nil, err
 	}
-	tasks, sleep, iters := v[0], ms(v[1]), v[2]
+	sleep, err := p.millis("sleep-ms")
+	if err != nil {
+		return nil, err
+	}
+	tasks, iters := v[0], v[1]
 
 	return func(int) (time.Duration, any) {
 		var done, cpuSum atomic.Int64 // one Add each per task, not per loop step

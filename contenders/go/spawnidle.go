@@ -16,11 +16,14 @@ type spawnIdleResult struct {
 }
 
 func newSpawnIdle(p params) (runner, error) {
-	v, err := p.ints(0, "tasks", "hold-ms")
+	tasks, err := p.int("tasks", 0)
 	if err != nil {
 		return nil, err
 	}
-	tasks, hold := v[0], ms(v[1])
+	hold, err := p.millis("hold-ms")
+	if err != nil {
+		return nil, err
+	}
 
 	return func(index int) (time.Duration, any) {
 		var started, completed atomic.Int64
