@@ -1,0 +1,249 @@
+package concbench
+
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.channels.Channel
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.sync.Semaphore
+import kotlinx.coroutines.sync.withPermit
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicLong
+
+/** What one timed iteration leaves behind; turned into the result JSON outside the timed region. */
+fun interface Outcome {
+    fun result(): Map<String, Any?>
+}
+
+/** A workload, set up once from its parameters (outside the timed region). */
+interface Workload {
+    /** One iteration: the timed part. [start] is the iteration's System.nanoTime() start (for marks). */
+    suspend fun run(index: Int, start: Long): Outcome
+}
+
+fun workload(name: String, p: Params): Workload = when (name) {
+    "fanout" -> Fanout(
+        requests = p.int("requests", 0),
+        concurrency = p.int("concurrency", 0),
+        service = MockUserService(
+            userMs = p.long("user-ms", 0),
+            ordersMs = p.long("orders-ms", 0),
+            prefsMs = p.long("prefs-ms", 0),
+            notificationsMs = p.long("notifications-ms", 0),
+        ),
+    ).also { p.int("pool-size", 0) } // validated, then ignored: coroutines are not pooled
+    "sleep-tasks" -> SleepTasks(p.int("tasks", 0), p.long("sleep-ms", 0), p.long("cpu-iters", 0))
+        .also { p.int("pool-size", 0) }
+    "spawn-idle" -> SpawnIdle(p.int("tasks", 0), p.long("hold-ms", 0))
+    "channel" -> ChannelWorkload(
+        workers = p.int("workers", 0),
+        events = p.int("events", 0),
+        queue = p.int("queue", 0),
+        etype = p.choice("etype", ETYPES),
+        esize = p.int("esize", 0),
+    )
+    else -> throw BadInput("unknown workload '$name'")
+}
+
+// ---------------------------------------------------------------------------------------------
+// fanout (seed 000): the post's UserService / CoroutineUserProfileBuilder, delays from the params
+
+data class User(val id: Int, val name: String)
+data class Order(val id: String, val item: String)
+data class Preferences(val darkMode: Boolean, val language: String)
+data class Notification(val id: String, val message: String)
+data class UserProfile(
+    val user: User,
+    val orders: List<Order>,
+    val preferences: Preferences,
+    val notifications: List<Notification>,
+)
+
+interface UserService {
+    suspend fun fetchUser(userId: Int): User
+    suspend fun fetchOrders(userId: Int): List<Order>
+    suspend fun fetchPreferences(userId: Int): Preferences
+    suspend fun fetchNotifications(userId: Int): List<Notification>
+}
+
+interface UserProfileBuilder {
+    suspend fun buildUserProfile(id: Int): UserProfile
+}
+
+class MockUserService(
+    private val userMs: Long,
+    private val ordersMs: Long,
+    private val prefsMs: Long,
+    private val notificationsMs: Long,
+) : UserService {
+    override suspend fun fetchUser(userId: Int) = delayAndReturn(userMs) { User(userId, "User-$userId") }
+    override suspend fun fetchOrders(userId: Int) =
+        delayAndReturn(ordersMs) { listOf(Order("O1", "Item A"), Order("O2", "Item B")) }
+    override suspend fun fetchPreferences(userId: Int) = delayAndReturn(prefsMs) { Preferences(true, "en-US") }
+    override suspend fun fetchNotifications(userId: Int) =
+        delayAndReturn(notificationsMs) { listOf(Notification("N1", "Welcome"), Notification("N2", "Discount")) }
+
+    private suspend inline fun <T> delayAndReturn(ms: Long, block: () -> T): T {
+        delay(ms)
+        return block()
+    }
+}
+
+class CoroutineUserProfileBuilder(private val userService: UserService) : UserProfileBuilder {
+    override suspend fun buildUserProfile(id: Int): UserProfile = coroutineScope {
+        val user = userService.fetchUser(id)
+        val orders = async { userService.fetchOrders(user.id) }
+        val prefs = async { userService.fetchPreferences(user.id) }
+        val notifications = async { userService.fetchNotifications(user.id) }
+        UserProfile(user, orders.await(), prefs.await(), notifications.await())
+    }
+}
+
+class Fanout(private val requests: Int, private val concurrency: Int, service: UserService) : Workload {
+    private val builder: UserProfileBuilder = CoroutineUserProfileBuilder(service)
+
+    override suspend fun run(index: Int, start: Long): Outcome {
+        // as the post's BenchmarkRunner: one async per id, awaitAll; a Semaphore bounds how many
+        // requests are in flight when concurrency > 0 (all R coroutines exist, at most C run)
+        val permits = if (concurrency > 0) Semaphore(concurrency) else null
+        val profiles = coroutineScope {
+            (1..requests).map { id ->
+                async {
+                    if (permits == null) builder.buildUserProfile(id)
+                    else permits.withPermit { builder.buildUserProfile(id) }
+                }
+            }.awaitAll()
+        }
+        return Outcome {
+            var idSum = 0L
+            var items = 0L
+            for (p in profiles) {
+                idSum += p.user.id
+                items += p.orders.size + 1 + p.notifications.size
+            }
+            linkedMapOf("profiles" to profiles.size, "id_sum" to idSum, "items" to items, "pool_size" to null)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// sleep-tasks (seed 001): N coroutines, each delay()s, then runs the post's little CPU loop
+
+/** s = Σ_{i<k} i % 2, a real loop (as the post's SimulatedTask). */
+fun cpuWork(k: Long): Long {
+    var s = 0L
+    var i = 0L
+    while (i < k) {
+        s += i % 2
+        i++
+    }
+    return s
+}
+
+class SleepTasks(private val tasks: Int, private val sleepMs: Long, private val cpuIters: Long) : Workload {
+    override suspend fun run(index: Int, start: Long): Outcome {
+        val cpuSum = AtomicLong()
+        coroutineScope {
+            repeat(tasks) {
+                launch {
+                    delay(sleepMs)
+                    cpuSum.addAndGet(cpuWork(cpuIters))
+                }
+            }
+        } // coroutineScope returns when every child has completed
+        val sum = cpuSum.get()
+        return Outcome { linkedMapOf("tasks" to tasks, "cpu_sum" to sum, "pool_size" to null) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// spawn-idle (seed 004): N coroutines that count themselves in, then delay(hold)
+
+class SpawnIdle(private val tasks: Int, private val holdMs: Long) : Workload {
+    override suspend fun run(index: Int, start: Long): Outcome {
+        val started = AtomicInteger()
+        val completed = AtomicInteger()
+        val allStarted = CompletableDeferred<Unit>()
+        if (tasks == 0) allStarted.complete(Unit)
+        coroutineScope {
+            repeat(tasks) {
+                launch {
+                    if (started.incrementAndGet() == tasks) allStarted.complete(Unit)
+                    delay(holdMs)
+                    completed.incrementAndGet()
+                }
+            }
+            allStarted.await() // the spawner waits until the counter reaches N
+            Output.mark("all-spawned", index, System.nanoTime() - start)
+        }
+        val done = completed.get()
+        return Outcome { linkedMapOf("tasks" to done) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// channel (seed 002, bench-of-chan): W consumers, each with its own Channel<Event>(Q) fed by its
+// own producer coroutine, which sends E events and closes the channel
+
+sealed interface Event
+class IntEvent(val value: Int) : Event
+class StrEvent(val text: String) : Event
+
+private const val FILL: Byte = 'a'.code.toByte()
+
+/**
+ * A new String of [size] bytes (ASCII 'a', so chars == UTF-8 bytes): a fresh byte[] is filled,
+ * and String(bytes, ISO_8859_1) copies it into the String's own (Latin-1, compact) array.
+ */
+fun newString(size: Int): String = String(ByteArray(size).also { it.fill(FILL) }, Charsets.ISO_8859_1)
+
+/** A copy of [proto] with its own backing array (String(String) would share it). */
+fun cloneString(proto: String): String = String(proto.toByteArray(Charsets.ISO_8859_1), Charsets.ISO_8859_1)
+
+class ChannelWorkload(
+    private val workers: Int,
+    private val events: Int,
+    private val queue: Int,
+    private val etype: String,
+    esize: Int,
+) : Workload {
+    // set up once: the shared string (str_ptr) and the prototype (str_clone) are long-lived
+    private val makeEvent: (Int) -> Event = when (etype) {
+        "int" -> { i -> IntEvent(i) }
+        "str" -> { _ -> StrEvent(newString(esize)) }
+        "str_ptr" -> newString(esize).let { shared -> { _ -> StrEvent(shared) } }
+        "str_clone" -> newString(esize).let { proto -> { _ -> StrEvent(cloneString(proto)) } }
+        else -> throw BadInput("bad etype '$etype'")
+    }
+
+    override suspend fun run(index: Int, start: Long): Outcome {
+        val totals = coroutineScope {
+            (0 until workers).map {
+                val channel = Channel<Event>(queue) // queue = 0 would be a rendezvous channel
+                launch {
+                    for (i in 0 until events) channel.send(makeEvent(i))
+                    channel.close()
+                }
+                async {
+                    var count = 0L
+                    var sum = 0L
+                    for (event in channel) {
+                        count++
+                        sum += when (event) {
+                            is IntEvent -> event.value.toLong()
+                            is StrEvent -> event.text.length.toLong() // ASCII: length in chars == bytes
+                        }
+                    }
+                    longArrayOf(count, sum)
+                }
+            }.awaitAll()
+        }
+        return Outcome {
+            val count = totals.sumOf { it[0] }
+            val sum = totals.sumOf { it[1] }
+            linkedMapOf("events" to count, (if (etype == "int") "value_sum" else "bytes") to sum)
+        }
+    }
+}
