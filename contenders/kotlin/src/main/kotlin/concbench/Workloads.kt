@@ -191,6 +191,11 @@ sealed interface Event
 class IntEvent(val value: Int) : Event
 class StrEvent(val text: String) : Event
 
+/** Makes event i (a fun interface, so the Int is not boxed as it would be through a (Int) -> Event). */
+fun interface EventMaker {
+    fun make(i: Int): Event
+}
+
 private const val FILL: Byte = 'a'.code.toByte()
 
 /**
@@ -210,20 +215,21 @@ class ChannelWorkload(
     esize: Int,
 ) : Workload {
     // set up once: the shared string (str_ptr) and the prototype (str_clone) are long-lived
-    private val makeEvent: (Int) -> Event = when (etype) {
-        "int" -> { i -> IntEvent(i) }
-        "str" -> { _ -> StrEvent(newString(esize)) }
-        "str_ptr" -> newString(esize).let { shared -> { _ -> StrEvent(shared) } }
-        "str_clone" -> newString(esize).let { proto -> { _ -> StrEvent(cloneString(proto)) } }
+    private val maker: EventMaker = when (etype) {
+        "int" -> EventMaker { i -> IntEvent(i) }
+        "str" -> EventMaker { StrEvent(newString(esize)) }
+        "str_ptr" -> newString(esize).let { shared -> EventMaker { StrEvent(shared) } }
+        "str_clone" -> newString(esize).let { proto -> EventMaker { StrEvent(cloneString(proto)) } }
         else -> throw BadInput("bad etype '$etype'")
     }
 
     override suspend fun run(index: Int, start: Long): Outcome {
+        val maker = maker
         val totals = coroutineScope {
             (0 until workers).map {
                 val channel = Channel<Event>(queue) // queue = 0 would be a rendezvous channel
                 launch {
-                    for (i in 0 until events) channel.send(makeEvent(i))
+                    for (i in 0 until events) channel.send(maker.make(i))
                     channel.close()
                 }
                 async {
