@@ -24,8 +24,18 @@ final class Blocking {
 
     // ---------------------------------------------------------------- fanout (seed 000)
 
+    /** Builds one profile (blocking). */
+    interface Builder {
+        Work.UserProfile build(int id) throws Exception;
+    }
+
     /** Requests run on {@code requests}; each blocks on its three sub-fetches submitted to {@code subs}. */
     static Work.Iteration fanout(ExecutorService requests, ExecutorService subs, Work.FanoutParams f, Integer poolEcho) {
+        return fanoutWith(requests, id -> buildProfile(id, subs, f), f, poolEcho);
+    }
+
+    /** Submits every request (bounded by --concurrency when > 0) to {@code requests}, then get()s them all. */
+    static Work.Iteration fanoutWith(ExecutorService requests, Builder builder, Work.FanoutParams f, Integer poolEcho) {
         return (index, start, out) -> {
             int r = f.requests();
             Semaphore inFlight = f.concurrency() > 0 ? new Semaphore(f.concurrency()) : null;
@@ -35,7 +45,7 @@ final class Blocking {
                 int uid = id;
                 futures.add(requests.submit(() -> {
                     try {
-                        return buildProfile(uid, subs, f);
+                        return builder.build(uid);
                     } finally {
                         if (inFlight != null) inFlight.release();
                     }

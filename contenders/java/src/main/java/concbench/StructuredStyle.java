@@ -1,0 +1,42 @@
+package concbench;
+
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.StructuredTaskScope;
+
+/**
+ * java-structured (fanout only): seed 000's StructuredTaskScope variant, in the JDK 25 preview API form
+ * (StructuredTaskScope.open(), default joiner = all subtasks must succeed). Requests are virtual threads
+ * from a virtual-thread-per-task executor, as in seed 000's runner. Needs --enable-preview.
+ */
+public final class StructuredStyle implements Style {
+    private ExecutorService executor;
+
+    @Override public Set<String> workloads() { return Set.of("fanout"); }
+
+    @Override
+    public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
+        if (!workload.equals("fanout")) throw new Params.BadInput("unknown workload " + workload);
+        var f = Work.FanoutParams.of(p);
+        executor = Executors.newVirtualThreadPerTaskExecutor();
+        // same request-submission loop as java-virtual; only the sub-fetches differ (a scope per request)
+        return Blocking.fanoutWith(executor, id -> buildProfile(id, f), f, null);
+    }
+
+    static Work.UserProfile buildProfile(int id, Work.FanoutParams f) throws InterruptedException {
+        var user = Work.fetchUser(id, f.userMs());
+        try (var scope = StructuredTaskScope.open()) {
+            var orders = scope.fork(() -> Work.fetchOrders(f.ordersMs()));
+            var prefs = scope.fork(() -> Work.fetchPreferences(f.prefsMs()));
+            var notifs = scope.fork(() -> Work.fetchNotifications(f.notificationsMs()));
+            scope.join(); // waits for all three; throws if one failed
+            return new Work.UserProfile(user, orders.get(), prefs.get(), notifs.get());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (executor != null) executor.shutdownNow();
+    }
+}
