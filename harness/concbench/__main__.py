@@ -1,0 +1,3 @@
+from concbench.cli import main
+
+main()

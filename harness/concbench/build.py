@@ -1,0 +1,129 @@
+"""Builds each toolchain once and caches the result by the content of its inputs.
+
+The cache key covers the input files, the build commands and the resolved tool paths, so
+editing a source or switching JDK rebuilds; anything else is reused across runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from concbench import toolchains
+from concbench.manifest import Toolchain
+
+BUILD_TIMEOUT_S = 1800
+_LOG_TAIL_LINES = 15
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """What happened to one toolchain: built, reused from the cache, or unavailable."""
+
+    toolchain: str
+    ok: bool
+    reason: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    cached: bool = False
+    seconds: float = 0.0
+    tools: toolchains.ToolEnv | None = None
+
+
+def _input_files(tc: Toolchain) -> list[Path]:
+    files: set[Path] = set()
+    for pattern in tc.inputs:
+        files.update(p for p in tc.folder.glob(pattern) if p.is_file())
+    return sorted(files)
+
+
+def cache_key(tc: Toolchain, tools: toolchains.ToolEnv) -> str:
+    digest = hashlib.sha256()
+    digest.update(json.dumps([tc.build_commands, tools.placeholders], sort_keys=True).encode())
+    for path in _input_files(tc):
+        digest.update(str(path.relative_to(tc.folder)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _run_env(tools: toolchains.ToolEnv) -> dict[str, str]:
+    return {**os.environ, **tools.env}
+
+
+def _versions(tc: Toolchain, tools: toolchains.ToolEnv) -> dict[str, str]:
+    versions = {}
+    for command in tc.version_commands:
+        argv = tools.expand(command)
+        try:
+            out = subprocess.run(argv, cwd=tc.folder, env=_run_env(tools), capture_output=True,
+                                 text=True, timeout=120)
+            text = (out.stdout + out.stderr).strip()
+        except (OSError, subprocess.TimeoutExpired) as err:
+            text = f"unknown ({err})"
+        versions[" ".join(command)] = text
+    return versions
+
+
+def _tail(path: Path) -> str:
+    lines = path.read_text(errors="replace").splitlines()
+    return "\n".join(lines[-_LOG_TAIL_LINES:])
+
+
+class Builder:
+    """Builds toolchains on demand, at most once per process."""
+
+    def __init__(self, cache: Path, say: Callable[[str], None] = lambda _m: None):
+        self._cache = cache
+        self._say = say
+        self._done: dict[str, BuildOutcome] = {}
+
+    def ensure(self, tc: Toolchain, force: bool = False) -> BuildOutcome:
+        if tc.name not in self._done or force:
+            self._done[tc.name] = self._build(tc, force)
+        return self._done[tc.name]
+
+    def _build(self, tc: Toolchain, force: bool) -> BuildOutcome:
+        tools = toolchains.resolve(tc.requires)
+        if isinstance(tools, str):
+            return BuildOutcome(tc.name, ok=False, reason=tools)
+        self._cache.mkdir(parents=True, exist_ok=True)
+        stamp = self._cache / f"{tc.name}.json"
+        key = cache_key(tc, tools)
+        outputs_exist = all((tc.folder / out).exists() for out in tc.outputs)
+        if not force and outputs_exist and stamp.exists():
+            recorded = json.loads(stamp.read_text())
+            if recorded.get("key") == key:
+                return BuildOutcome(tc.name, True, versions=recorded["versions"], cached=True,
+                                    tools=tools)
+        log = self._cache / f"{tc.name}-build.log"
+        self._say(f"building {tc.name} (log: {log}) ...")
+        started = time.monotonic()
+        with log.open("w") as sink:
+            for command in tc.build_commands:
+                argv = tools.expand(command)
+                sink.write(f"$ {' '.join(argv)}\n")
+                sink.flush()
+                try:
+                    code = subprocess.run(argv, cwd=tc.folder, env=_run_env(tools), stdout=sink,
+                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          timeout=BUILD_TIMEOUT_S).returncode
+                except (OSError, subprocess.TimeoutExpired) as err:
+                    sink.write(f"{err}\n")
+                    code = -1
+                if code != 0:
+                    sink.flush()
+                    reason = f"build failed ({' '.join(command)}), see {log}:\n{_tail(log)}"
+                    return BuildOutcome(tc.name, ok=False, reason=reason, tools=tools)
+        missing = [out for out in tc.outputs if not (tc.folder / out).exists()]
+        if missing:
+            return BuildOutcome(tc.name, ok=False, tools=tools,
+                                reason=f"build did not produce {', '.join(missing)}; see {log}")
+        versions = _versions(tc, tools)
+        stamp.write_text(json.dumps({"key": key, "versions": versions}, indent=1))
+        return BuildOutcome(tc.name, True, versions=versions,
+                            seconds=time.monotonic() - started, tools=tools)

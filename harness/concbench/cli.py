@@ -1,0 +1,165 @@
+"""The command line. It parses and wires; the work is done by the modules it calls."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from concbench import manifest, paths, session, suites, ui, workloads
+from concbench.errors import UserError, unknown
+from concbench.plan import Plan, Settings, cells_for, parse_assignments, parse_size, plan_from_dict
+from concbench.results import io
+from concbench import inventory, verify as verify_mod
+
+
+def _contenders() -> dict[str, manifest.Contender]:
+    return manifest.discover(paths.contenders_dir())
+
+
+def _exports(json_f: str | None, csv_f: str | None, md_f: str | None) -> dict[str, Path]:
+    given = {"json": json_f, "csv": csv_f, "markdown": md_f}
+    return {k: Path(v) for k, v in given.items() if v}
+
+
+def _settings(runs: int, warmup: int, iterations: int, timeout: float, mem_limit: str | None,
+              reference: str | None) -> dict[str, Any]:
+    return {"runs": runs, "warmup": warmup, "iterations": iterations, "timeout_s": timeout,
+            "rss_limit": parse_size(mem_limit) if mem_limit else None, "reference": reference}
+
+
+def _check_reference(plan: Plan) -> None:
+    ref = plan.settings.reference
+    names = {c.contender.name for c in plan.cells}
+    if ref is not None and ref not in names:
+        raise unknown("reference contender", ref, names)
+
+
+_run_options = [
+    click.option("--runs", type=click.IntRange(1, 1000), help="processes per cell"),
+    click.option("--warmup", type=click.IntRange(0, 1000), help="in-process warm-up iterations"),
+    click.option("--iterations", type=click.IntRange(1, 1000),
+                 help="measured iterations per process"),
+    click.option("--timeout", type=click.FloatRange(0.1), help="seconds per run before it is "
+                 "stopped (SIGTERM, then SIGKILL after 5 s) and recorded as timeout"),
+    click.option("--mem-limit", help="stop a run whose RSS passes this size (e.g. 4G)"),
+    click.option("--reference", help="contender the others are compared with (ratio column)"),
+    click.option("--export-json", type=click.Path(dir_okay=False), help="also write JSON here"),
+    click.option("--export-csv", type=click.Path(dir_okay=False), help="also write CSV here"),
+    click.option("--export-markdown", type=click.Path(dir_okay=False),
+                 help="also write Markdown here"),
+    click.option("--resume", metavar="RUN_ID", help="continue an interrupted run: its stored "
+                 "plan is used and finished cells are kept"),
+]
+
+
+def run_options(func):
+    for option in reversed(_run_options):
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def cli() -> None:
+    """concbench: fair, verified benchmarks of concurrency runtimes on this machine."""
+
+
+@cli.command("list")
+def list_cmd() -> None:
+    """Contenders × workloads, with availability and why not."""
+    inventory.show(_contenders())
+
+
+@cli.command()
+@click.option("--contender", "names", multiple=True, help="only these (repeatable)")
+@click.option("--force", is_flag=True, help="rebuild even when the cache is fresh")
+def build(names: tuple[str, ...], force: bool) -> None:
+    """Build the contenders' toolchains (cached by source content)."""
+    all_c = _contenders()
+    for name in names:
+        if name not in all_c:
+            raise unknown("contender", name, all_c)
+    chosen = [all_c[n] for n in names] if names else list(all_c.values())
+    if not inventory.build(chosen, force):
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--contender", "names", multiple=True, help="only these (repeatable)")
+@click.option("--workload", "wl_names", multiple=True, help="only these (repeatable)")
+@click.option("--strict", is_flag=True, default=bool(os.environ.get("CONCBENCH_STRICT")),
+              help="an unavailable contender fails verification too")
+def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool) -> None:
+    """Run every contender × workload at small sizes and check every result."""
+    plan = verify_mod.plan(_contenders(), list(names), list(wl_names))
+    doc = session.execute(plan, {}, show_tables=False)
+    if not verify_mod.report(doc, strict):
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("workload")
+@click.option("--contender", "names", multiple=True, help="run only these (repeatable)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="set a parameter")
+@click.option("--scan", "scans", multiple=True, metavar="K=V1,V2,…",
+              help="run every value of a parameter (repeatable: the product is run)")
+@run_options
+def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: tuple[str, ...],
+        runs, warmup, iterations, timeout, mem_limit, reference, export_json, export_csv,
+        export_markdown, resume) -> None:
+    """Run one workload on the contenders that implement it."""
+    spec = workloads.get(workload)
+    all_c = _contenders()
+    settings = Settings(**_settings(runs or 3, warmup or 0, iterations or 1, timeout or 600.0,
+                                    mem_limit, reference))
+    if resume:
+        plan = plan_from_dict(io.read(paths.results_dir() / resume / "results.json").plan, all_c)
+    else:
+        chosen = manifest.select(all_c, list(names), spec.name)
+        cells = cells_for(spec, chosen, parse_assignments(params, "--param"),
+                          parse_assignments(scans, "--scan"))
+        plan = Plan(spec.name, tuple(cells), settings)
+    _check_reference(plan)
+    session.execute(plan, _exports(export_json, export_csv, export_markdown), resume)
+
+
+@cli.command()
+@click.argument("name", required=False)
+@run_options
+def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, reference,
+          export_json, export_csv, export_markdown, resume) -> None:
+    """Run a named suite (without NAME: list the suites)."""
+    found = suites.available(paths.suites_dir())
+    if name is None:
+        for suite_name, path in found.items():
+            ui.out.print(f"[bold]{suite_name}[/]: {suites.describe(path)}")
+        return
+    all_c = _contenders()
+    if resume:
+        plan = plan_from_dict(io.read(paths.results_dir() / resume / "results.json").plan, all_c)
+    else:
+        overrides = {"runs": runs, "warmup": warmup, "iterations": iterations,
+                     "timeout_s": timeout, "reference": reference,
+                     "rss_limit": parse_size(mem_limit) if mem_limit else None}
+        plan = suites.load(name, paths.suites_dir(), all_c, overrides)
+    _check_reference(plan)
+    session.execute(plan, _exports(export_json, export_csv, export_markdown), resume)
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        ui.err.print("aborted")
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(2 if isinstance(err, click.UsageError) else err.exit_code)
+    except UserError as err:
+        ui.err.print(f"[red]error:[/] {err}", highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,43 @@
+"""Markdown export: the summary tables, the machine and toolchains, every warning."""
+
+from __future__ import annotations
+
+from concbench.report.table import Table, tables
+from concbench.results.model import ResultsDocument
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_table(table: Table) -> list[str]:
+    lines = [f"### {table.workload}", ""]
+    if table.fixed_params:
+        fixed = ", ".join(f"{k}={v}" for k, v in table.fixed_params.items())
+        lines += [f"Parameters: {fixed}", ""]
+    lines.append("| " + " | ".join(table.headers) + " |")
+    lines.append("|" + "|".join("---" for _ in table.headers) + "|")
+    lines += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in table.rows]
+    return lines + [""]
+
+
+def serialize(doc: ResultsDocument) -> bytes:
+    m = doc.machine
+    lines = [f"# concbench results {doc.run_id}", "",
+             f"Machine: {m.get('cpu_model', '?')}, {m.get('logical_cores', '?')} cores, "
+             f"{(m.get('memory_bytes') or 0) / 2**30:.0f} GiB, {m.get('os', '?')}, "
+             f"kernel {m.get('kernel', '?')}. concbench {doc.concbench_revision}.", ""]
+    for table in tables(doc.cells, doc.plan.get("reference")):
+        lines += render_table(table)
+    if doc.toolchains:
+        lines += ["## Toolchains", ""]
+        for name, tc in sorted(doc.toolchains.items()):
+            first = [v.splitlines()[0] for v in tc.get("versions", {}).values() if v]
+            lines.append(f"- {name}: {tc.get('status')}; {'; '.join(first) or tc.get('reason')}")
+        lines.append("")
+    notes = [(c, w) for c in doc.cells for w in c.warnings]
+    if notes:
+        lines += ["## Warnings", ""]
+        lines += [f"- {c.workload} / {c.contender}: {_escape(w)}" for c, w in notes]
+        lines.append("")
+    return "\n".join(lines).encode()

@@ -1,0 +1,121 @@
+"""Contender discovery: reads contenders/<lang>/contenders.toml (docs/contract.md)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from concbench.errors import UserError, unknown
+
+Command = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """One language project: built once, shared by its contenders."""
+
+    name: str
+    folder: Path
+    requires: tuple[str, ...]
+    version_commands: tuple[Command, ...]
+    build_commands: tuple[Command, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One runtime + concurrency style, as its manifest declares it."""
+
+    name: str
+    style: str
+    toolchain: Toolchain
+    run: Command
+    workloads: tuple[str, ...]
+    pooled: frozenset[str]
+    notes: dict[str, str] = field(default_factory=dict, compare=False)
+
+    def is_pooled(self, workload: str) -> bool:
+        return workload in self.pooled
+
+
+def _commands(raw: Any, where: str) -> tuple[Command, ...]:
+    if not isinstance(raw, list) or not all(
+        isinstance(c, list) and c and all(isinstance(a, str) for a in c) for c in raw
+    ):
+        raise UserError(f"{where} must be a list of commands (lists of strings)")
+    return tuple(tuple(c) for c in raw)
+
+
+def _strings(raw: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
+        raise UserError(f"{where} must be a list of strings")
+    return tuple(raw)
+
+
+def load_manifest(path: Path) -> list[Contender]:
+    try:
+        doc = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise UserError(f"cannot read manifest {path}: {err}") from None
+    tc = doc.get("toolchain", {})
+    if "name" not in tc:
+        raise UserError(f"{path}: [toolchain] needs a name")
+    toolchain = Toolchain(
+        name=tc["name"],
+        folder=path.parent,
+        requires=_strings(tc.get("requires", []), f"{path}: toolchain.requires"),
+        version_commands=_commands(tc.get("version", []), f"{path}: toolchain.version"),
+        build_commands=_commands(tc.get("build", []), f"{path}: toolchain.build"),
+        inputs=_strings(tc.get("inputs", []), f"{path}: toolchain.inputs"),
+        outputs=_strings(tc.get("outputs", []), f"{path}: toolchain.outputs"),
+    )
+    contenders = []
+    for name, entry in doc.get("contenders", {}).items():
+        where = f"{path}: contenders.{name}"
+        run = _commands([entry.get("run")], f"{where}.run")[0]
+        contenders.append(
+            Contender(
+                name=name,
+                style=str(entry.get("style", "")),
+                toolchain=toolchain,
+                run=run,
+                workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
+                pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
+                notes={str(k): str(v) for k, v in entry.get("notes", {}).items()},
+            )
+        )
+    return contenders
+
+
+def discover(root: Path) -> dict[str, Contender]:
+    """Every contender of every manifest under root, by name."""
+    found: dict[str, Contender] = {}
+    for path in sorted(root.glob("*/contenders.toml")):
+        for contender in load_manifest(path):
+            if contender.name in found:
+                raise UserError(f"contender {contender.name} is declared twice ({path})")
+            found[contender.name] = contender
+    return found
+
+
+def select(all_contenders: dict[str, Contender], names: list[str], workload: str) -> list[Contender]:
+    """The named contenders (all that implement the workload when none are named)."""
+    implementing = {n: c for n, c in all_contenders.items() if workload in c.workloads}
+    if not names:
+        if not implementing:
+            raise UserError(f"no contender implements workload {workload}")
+        return list(implementing.values())
+    chosen = []
+    for name in names:
+        if name not in all_contenders:
+            raise unknown("contender", name, all_contenders)
+        if name not in implementing:
+            raise UserError(
+                f"contender {name} does not implement {workload}; "
+                f"those that do: {', '.join(sorted(implementing))}"
+            )
+        chosen.append(all_contenders[name])
+    return chosen

@@ -1,0 +1,110 @@
+"""The plan: which cells (workload × contender × params) to run, and how often."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from concbench.errors import UserError
+from concbench.manifest import Contender
+from concbench.workloads import WorkloadSpec
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    spec: WorkloadSpec
+    contender: Contender
+    params: dict[str, Any]
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.spec.name, self.contender.name, repr(sorted(self.params.items())))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How each cell is run (the same for every cell of a plan)."""
+
+    runs: int = 3
+    warmup: int = 0
+    iterations: int = 1
+    timeout_s: float = 600.0
+    rss_limit: int | None = None
+    reference: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    cells: tuple[CellPlan, ...]
+    settings: Settings = field(default_factory=Settings)
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "name": self.name, "runs": s.runs, "warmup": s.warmup, "iterations": s.iterations,
+            "timeout_s": s.timeout_s, "mem_limit_bytes": s.rss_limit, "reference": s.reference,
+            "cells": [{"workload": c.spec.name, "contender": c.contender.name,
+                       "params": c.params} for c in self.cells],
+        }
+
+
+def parse_assignments(pairs: tuple[str, ...] | list[str], option: str) -> dict[str, str]:
+    """K=V strings into a dict; a malformed one is a user error naming the option."""
+    found: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise UserError(f"{option} expects KEY=VALUE, got {pair!r}")
+        found[key.strip()] = value.strip()
+    return found
+
+
+def parse_size(text: str) -> int:
+    """'2G', '512m', '1000000' → bytes."""
+    match = _SIZE.match(text)
+    if not match:
+        raise UserError(f"cannot read size {text!r}; use a number with an optional K, M, G or T")
+    scale = 1024 ** " kmgt".index((match.group(2) or " ").lower())
+    return int(float(match.group(1)) * scale)
+
+
+def cells_for(spec: WorkloadSpec, contenders: list[Contender], given: dict[str, str],
+              scans: dict[str, str]) -> list[CellPlan]:
+    """Every combination of the scanned values (in the order given) × every contender."""
+    fixed = {k: spec.param(k).parse(v) for k, v in given.items()}
+    axes: list[list[tuple[str, Any]]] = []
+    for key, values in scans.items():
+        param = spec.param(key)
+        if key in fixed:
+            raise UserError(f"{key} is both a --param and a --scan; give it once")
+        parsed = [param.parse(v) for v in values.split(",") if v.strip()]
+        if not parsed:
+            raise UserError(f"--scan {key}= needs at least one value")
+        axes.append([(key, v) for v in parsed])
+    cells = []
+    for combo in itertools.product(*axes) if axes else [()]:
+        params = spec.resolve({**fixed, **dict(combo)})
+        cells += [CellPlan(spec, c, params) for c in contenders]
+    return cells
+
+
+def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
+    """The plan stored in a results.json (for --resume)."""
+    from concbench import workloads
+
+    settings = Settings(runs=d["runs"], warmup=d["warmup"], iterations=d["iterations"],
+                        timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
+                        reference=d.get("reference"))
+    cells = []
+    for c in d["cells"]:
+        if c["contender"] not in contenders:
+            raise UserError(f"the stored plan names contender {c['contender']}, "
+                            "which no manifest declares any more")
+        cells.append(CellPlan(workloads.get(c["workload"]), contenders[c["contender"]],
+                              dict(c["params"])))
+    return Plan(d["name"], tuple(cells), settings)

@@ -1,0 +1,1 @@
+"""Presentation shared by the terminal, the exports and the reports."""

@@ -1,0 +1,85 @@
+"""The summary table of a results document, one per workload, as plain strings.
+
+The terminal, Markdown and any later format render these same rows, so every view of a
+result shows the same figures. A failed cell shows its status and no numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from concbench.report import units
+from concbench.results.model import CellResult
+
+
+@dataclass(frozen=True)
+class Table:
+    workload: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    fixed_params: dict[str, object]
+    """Parameters equal in every row (shown above the table)."""
+
+
+def _varying(cells: list[CellResult]) -> list[str]:
+    keys: list[str] = []
+    for cell in cells:
+        keys += [k for k in cell.params if k not in keys]
+    return [k for k in keys if len({repr(c.params.get(k)) for c in cells}) > 1]
+
+
+def _median(cell: CellResult, metric: str) -> float | None:
+    s = cell.stats.get(metric)
+    return s.median if s else None
+
+
+def _ci(cell: CellResult) -> str:
+    s = cell.stats.get("elapsed_s")
+    if not s or not s.ci95:
+        return "—"
+    return f"± {units.seconds((s.ci95[1] - s.ci95[0]) / 2)}"
+
+
+def _reference_time(cells: list[CellResult], cell: CellResult, reference: str) -> float | None:
+    for other in cells:
+        if other.contender == reference and other.params == cell.params:
+            return _median(other, "elapsed_s")
+    return None
+
+
+def _row(cell: CellResult, varying: list[str], ref_time: float | None,
+         with_ref: bool) -> tuple[str, ...]:
+    unit = cell.metadata.get("throughput_unit", "")
+    head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
+    status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
+    if not cell.stats:
+        blanks = ["—"] * (8 + with_ref)
+        return (*head, *blanks, status[:160])
+    time = _median(cell, "elapsed_s")
+    cols = [units.seconds(time), _ci(cell), units.percent(cell.efficiency),
+            units.rate(_median(cell, "throughput_per_s"), unit),
+            units.size(_median(cell, "peak_rss_bytes")), units.count(_median(cell, "peak_threads")),
+            f"{_median(cell, 'cpu_s'):.2f}" if "cpu_s" in cell.stats else "—",
+            str(cell.stats["elapsed_s"].n) if "elapsed_s" in cell.stats else "0"]
+    if with_ref:
+        cols.append(units.ratio(time / ref_time) if time and ref_time else "—")
+    return (*head, *cols, status[:160])
+
+
+def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Table]:
+    by_workload: dict[str, list[CellResult]] = {}
+    for cell in cells:
+        by_workload.setdefault(cell.workload, []).append(cell)
+    found = []
+    for workload, group in by_workload.items():
+        varying = _varying(group)
+        with_ref = reference is not None
+        headers = ("contender", *varying, "time (median)", "95% CI", "efficiency",
+                   "throughput", "peak RSS", "peak threads", "CPU s", "n",
+                   *((f"vs {reference}",) if with_ref else ()), "status")
+        rows = tuple(_row(c, varying, _reference_time(group, c, reference) if reference else None,
+                          with_ref) for c in group)
+        fixed = {k: v for k, v in group[0].params.items() if k not in varying}
+        found.append(Table(workload, headers, rows, fixed))
+    return found

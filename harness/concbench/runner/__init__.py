@@ -1,0 +1,1 @@
+"""Running contender processes: executor (lifecycle), sampler (outside view), measure (one run)."""

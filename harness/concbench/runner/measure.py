@@ -1,0 +1,116 @@
+"""One measured run of one cell: build the command line, execute, verify, classify."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from concbench.manifest import Contender
+from concbench.results.model import Iteration, RunResult
+from concbench.runner.executor import ProcessOutcome, execute
+from concbench.toolchains import ToolEnv
+from concbench.workloads import WorkloadSpec
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What to run: a contender on a workload with fully resolved parameters."""
+
+    spec: WorkloadSpec
+    contender: Contender
+    tools: ToolEnv
+    params: dict[str, Any]
+    warmup: int
+    iterations: int
+    timeout_s: float
+    rss_limit: int | None = None
+
+    def argv(self) -> list[str]:
+        head = self.tools.expand(self.contender.run)
+        folder = self.contender.toolchain.folder
+        if not os.path.isabs(head[0]) and (folder / head[0]).exists():
+            head[0] = str(folder / head[0])
+        args = [f"--{k}={v}" for k, v in self.params.items()]
+        return [*head, self.spec.name, *args, f"--warmup={self.warmup}",
+                f"--iterations={self.iterations}"]
+
+
+def _iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], list[str]]:
+    found, problems = [], []
+    for m in messages:
+        if m.get("type") != "iteration":
+            continue
+        try:
+            found.append(Iteration(index=int(m["index"]), warmup=bool(m["warmup"]),
+                                   elapsed_ns=int(m["elapsed_ns"]), result=m.get("result")))
+        except (KeyError, TypeError, ValueError):
+            problems.append(f"malformed iteration line: {str(m)[:200]}")
+    return found, problems
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "(no stderr)"
+
+
+def classify(req: RunRequest, out: ProcessOutcome,
+             iterations: list[Iteration], problems: list[str]) -> tuple[str, str | None]:
+    """Status and reason of a finished run: the first failure in order of severity wins."""
+    if out.timed_out:
+        return "timeout", f"still running after {req.timeout_s:g} s; process group killed"
+    if out.mem_limited:
+        return "mem-limit", f"RSS passed the limit of {req.rss_limit} bytes; process group killed"
+    if out.exit_code != 0:
+        how = f"exit code {out.exit_code}" if out.exit_code is not None \
+            else f"killed by signal {out.term_signal}"
+        return "crash", f"{how}: {_last_line(out.stderr_tail)}"
+    problems = out.protocol_errors + problems
+    want = req.warmup + req.iterations
+    if len(iterations) != want:
+        problems.append(f"reported {len(iterations)} iterations, expected {want}")
+    pooled = req.contender.is_pooled(req.spec.name)
+    for it in iterations:
+        problems += [f"iteration {it.index}: {p}"
+                     for p in req.spec.check(req.params, it.result, pooled)]
+    if req.spec.check_marks:
+        problems += req.spec.check_marks(req.params, out.marks)
+    if problems:
+        return "invalid", "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")
+    return "ok", None
+
+
+def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
+    """Run the contender once and return the verified, classified result."""
+    env = {**os.environ, **req.tools.env}
+    out = execute(req.argv(), req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
+    iterations, problems = _iterations(out.messages)
+    status, reason = classify(req, out, iterations, problems)
+    reported_s = sum(it.elapsed_ns for it in iterations) / 1e9
+    samples_file = None
+    if samples_path is not None and out.samples:
+        samples_path.parent.mkdir(parents=True, exist_ok=True)
+        rows = ["t_s,rss_bytes,threads,cpu_s"]
+        rows += [f"{s.t_s:.4f},{s.rss_bytes},{s.threads},{s.cpu_s:.3f}" for s in out.samples]
+        samples_path.write_text("\n".join(rows) + "\n")
+        samples_file = str(samples_path.relative_to(samples_path.parents[1]))
+    return RunResult(
+        status=status,
+        reason=reason,
+        wall_s=out.wall_s,
+        startup_s=out.wall_s - reported_s if iterations else None,
+        peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
+        peak_threads=out.peak_threads,
+        final_threads=out.final_threads,
+        cpu_user_s=out.cpu_user_s,
+        cpu_sys_s=out.cpu_sys_s,
+        ctx_voluntary=out.ctx_voluntary,
+        ctx_involuntary=out.ctx_involuntary,
+        iterations=tuple(iterations),
+        marks=out.marks,
+        exit_code=out.exit_code,
+        samples_file=samples_file,
+        stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
+        sampler_cpu_s=out.sampler_cpu_s,
+    )

@@ -1,0 +1,81 @@
+"""Running a plan as the user sees it: builds first, then cells with progress, then tables
+and exports. The CLI calls this; this module owns the results folder's lifecycle."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from concbench import machine, paths, ui
+from concbench.build import Builder
+from concbench.errors import UserError
+from concbench.export import FORMATS
+from concbench.plan import Plan
+from concbench.results.model import ResultsDocument
+from concbench.results.recorder import Recorder, new_run_id
+from concbench.results.store import Store
+from concbench.runner.scheduler import run_plan, toolchain_record
+
+
+def _new_document(plan: Plan) -> ResultsDocument:
+    return ResultsDocument(
+        run_id=new_run_id(plan.name), concbench_revision=machine.revision(),
+        created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        machine=machine.describe(), toolchains={}, plan=plan.to_dict(), cells=())
+
+
+def build_all(plan: Plan, builder: Builder) -> dict[str, dict[str, object]]:
+    """Build every toolchain the plan needs before anything is timed."""
+    records = {}
+    for tc in {c.contender.toolchain.name: c.contender.toolchain for c in plan.cells}.values():
+        with ui.err.status(f"checking build of {tc.name} ..."):
+            outcome = builder.ensure(tc)
+        records[tc.name] = toolchain_record(outcome)
+        if not outcome.ok:
+            ui.err.print(f"[yellow]{tc.name} unavailable:[/] {outcome.reason}")
+        elif not outcome.cached:
+            ui.err.print(f"[green]built {tc.name}[/] in {outcome.seconds:.0f} s")
+    return records
+
+
+def write_exports(doc: ResultsDocument, folder: Path, extra: dict[str, Path]) -> list[Path]:
+    written = []
+    for fmt, (filename, serialize) in FORMATS.items():
+        data = serialize(doc)
+        targets = [folder / filename] + ([extra[fmt]] if fmt in extra else [])
+        for target in targets:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            written.append(target)
+    return written
+
+
+def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
+            show_tables: bool = True) -> ResultsDocument:
+    builder = Builder(paths.cache_dir(), say=lambda m: ui.err.print(f"[cyan]{m}[/]"))
+    store = Store(paths.store_location())
+    if resume:
+        folder = paths.results_dir() / resume
+        if not (folder / "results.json").exists():
+            raise UserError(f"no results to resume at {folder}; run ids are folder names "
+                            f"under {paths.results_dir()}")
+        recorder = Recorder.resume(folder, store)
+    else:
+        doc = _new_document(plan)
+        recorder = Recorder(paths.results_dir() / doc.run_id, doc, store)
+    recorder.set_toolchains(build_all(plan, builder))
+    try:
+        with ui.ProgressView(len(plan.cells) * plan.settings.runs) as view:
+            run_plan(plan, builder, recorder, view)
+    except KeyboardInterrupt:
+        ui.err.print(f"[yellow]interrupted[/]: every finished cell is in {recorder.results_path}; "
+                     f"continue with --resume {recorder.doc.run_id}")
+        raise SystemExit(130) from None
+    finally:
+        store.close()
+    doc = recorder.doc
+    if show_tables:
+        ui.print_tables(doc)
+    written = write_exports(doc, recorder.folder, exports)
+    ui.err.print(f"results: {recorder.results_path}  (also {', '.join(p.name for p in written[1:])})")
+    return doc

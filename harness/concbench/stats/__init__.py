@@ -1,0 +1,1 @@
+"""Statistics: per-sample summaries and per-cell aggregation."""

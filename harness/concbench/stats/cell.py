@@ -1,0 +1,70 @@
+"""From the runs of one cell to its status, statistics, efficiency and warnings."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from concbench import warnings
+from concbench.results.model import CellResult, RunResult, Summary
+from concbench.stats.summary import summarize
+from concbench.workloads import WorkloadSpec
+
+# Worst first: a cell takes the status of its worst run.
+STATUS_ORDER = ("unavailable", "crash", "mem-limit", "timeout", "invalid", "ok")
+
+
+def _per_run(runs: list[RunResult], value: Callable[[RunResult], float]) -> Summary | None:
+    return summarize([value(r) for r in runs])
+
+
+def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
+               ok_runs: list[RunResult]) -> dict[str, Summary]:
+    """elapsed_s and throughput over every measured iteration; the rest once per run."""
+    elapsed = [it.elapsed_ns / 1e9 for r in ok_runs for it in r.measured()]
+    units = spec.units_per_iteration(params)
+    found = {
+        "elapsed_s": summarize(elapsed),
+        "throughput_per_s": summarize([units / e for e in elapsed if e > 0]),
+        "wall_s": _per_run(ok_runs, lambda r: r.wall_s),
+        "peak_rss_bytes": _per_run(ok_runs, lambda r: r.peak_rss_bytes),
+        "peak_threads": _per_run(ok_runs, lambda r: r.peak_threads),
+        "cpu_s": _per_run(ok_runs, lambda r: r.cpu_s),
+    }
+    for mark in spec.marks:
+        at_mark = [r.marks[mark] for r in ok_runs if mark in r.marks]
+        found[f"{mark}_rss_bytes"] = summarize([m["rss_bytes"] for m in at_mark if m["rss_bytes"]])
+        found[f"{mark}_threads"] = summarize([m["threads"] for m in at_mark if m["threads"]])
+        found[f"{mark}_s"] = summarize([m["elapsed_ns"] / 1e9 for m in at_mark])
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled: bool,
+              runs: list[RunResult], metadata: dict[str, Any]) -> CellResult:
+    ok_runs = [r for r in runs if r.status == "ok"]
+    failed = [r for r in runs if r.status != "ok"]
+    status, reason = "ok", None
+    notes: list[str] = []
+    if failed:
+        worst = min(failed, key=lambda r: STATUS_ORDER.index(r.status))
+        status, reason = worst.status, worst.reason
+        if ok_runs:
+            notes.append(warnings.failed_runs(len(failed), len(runs), worst.status))
+    stats = cell_stats(spec, params, ok_runs)
+    ideal = spec.ideal_s(params, pooled)
+    elapsed = stats.get("elapsed_s")
+    efficiency = ideal / elapsed.median if ideal and elapsed and elapsed.median > 0 else None
+    if elapsed:
+        notes += [w for w in (warnings.high_cv("time", elapsed),
+                              warnings.outliers("time", elapsed)) if w]
+        if elapsed.n == 1:
+            notes.append(warnings.single_measurement("time"))
+    return CellResult(workload=spec.name, contender=contender, params=dict(params),
+                      status=status, reason=reason, ideal_s=ideal, efficiency=efficiency,
+                      runs=tuple(runs), stats=stats, metadata=metadata, warnings=tuple(notes))
+
+
+def unavailable(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled: bool,
+                reason: str, metadata: dict[str, Any]) -> CellResult:
+    return CellResult(workload=spec.name, contender=contender, params=dict(params),
+                      status="unavailable", reason=reason, ideal_s=spec.ideal_s(params, pooled),
+                      efficiency=None, runs=(), stats={}, metadata=metadata)

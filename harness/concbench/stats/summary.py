@@ -1,0 +1,43 @@
+"""Descriptive statistics of a sample of measurements.
+
+- median, mean, sample standard deviation (n-1), min, max;
+- MAD: the raw median absolute deviation from the median (not scaled by 1.4826);
+- ci95: Student-t 95% confidence interval of the mean, mean ± t(0.975, n-1)·s/√n
+  (None below n = 2);
+- cv: coefficient of variation s / mean (None when the mean is 0 or n < 2);
+- outliers: values whose modified z-score 0.6745·|x − median| / MAD exceeds 3.5
+  (Iglewicz and Hoaglin, 1993).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Sequence
+
+from scipy import stats as scipy_stats
+
+from concbench.results.model import Summary
+
+OUTLIER_Z = 3.5
+
+
+def summarize(values: Sequence[float]) -> Summary | None:
+    if not values:
+        return None
+    xs = [float(v) for v in values]
+    n = len(xs)
+    median = statistics.median(xs)
+    mean = statistics.fmean(xs)
+    stddev = statistics.stdev(xs) if n > 1 else 0.0
+    mad = statistics.median(abs(x - median) for x in xs)
+    ci95 = None
+    if n > 1:
+        half = float(scipy_stats.t.ppf(0.975, n - 1)) * stddev / math.sqrt(n)
+        ci95 = (mean - half, mean + half)
+    cv = stddev / mean if n > 1 and mean != 0 else None
+    outliers: tuple[float, ...] = ()
+    if mad > 0:
+        outliers = tuple(x for x in xs if 0.6745 * abs(x - median) / mad > OUTLIER_Z)
+    return Summary(n=n, median=median, mean=mean, stddev=stddev, min=min(xs), max=max(xs),
+                   mad=mad, ci95=ci95, cv=cv, outliers=outliers)

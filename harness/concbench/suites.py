@@ -1,0 +1,55 @@
+"""Suites: named plans in suites/<name>.toml (the seeds' experiments, quick, full)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from concbench import manifest, workloads
+from concbench.errors import UserError, unknown
+from concbench.plan import CellPlan, Plan, Settings, cells_for
+
+
+def available(folder: Path) -> dict[str, Path]:
+    return {p.stem: p for p in sorted(folder.glob("*.toml"))}
+
+
+def describe(path: Path) -> str:
+    try:
+        return str(tomllib.loads(path.read_text()).get("description", ""))
+    except (OSError, tomllib.TOMLDecodeError):
+        return "(unreadable)"
+
+
+def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender],
+                 where: str) -> list[CellPlan]:
+    if "workload" not in entry:
+        raise UserError(f"{where}: every [[cells]] entry needs a workload")
+    spec = workloads.get(entry["workload"])
+    chosen = manifest.select(contenders, list(entry.get("contenders", [])), spec.name)
+    params = {k: str(v) for k, v in entry.get("params", {}).items()}
+    scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
+             for k, v in entry.get("scan", {}).items()}
+    return cells_for(spec, chosen, params, scans)
+
+
+def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
+         overrides: dict[str, Any]) -> Plan:
+    """The suite's plan; overrides (runs, timeout, ...) from the command line win."""
+    found = available(folder)
+    if name not in found:
+        raise unknown("suite", name, found)
+    path = found[name]
+    try:
+        doc = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise UserError(f"suite file {path} is not valid TOML: {err}") from None
+    cells: list[CellPlan] = []
+    for i, entry in enumerate(doc.get("cells", [])):
+        cells += _entry_cells(entry, contenders, f"{path} cells[{i}]")
+    base = {"runs": doc.get("runs", 3), "warmup": doc.get("warmup", 0),
+            "iterations": doc.get("iterations", 1), "timeout_s": doc.get("timeout", 600.0),
+            "reference": doc.get("reference")}
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    return Plan(name, tuple(cells), Settings(**base))

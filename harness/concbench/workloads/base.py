@@ -1,0 +1,100 @@
+"""The spec of a workload: its parameters, the result it must produce, its ideal time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from concbench.errors import UserError
+
+Params = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One workload parameter, passed to contenders as --name=value."""
+
+    name: str
+    default: Any
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+
+    def parse(self, text: str) -> Any:
+        """Parse and range-check a value given on the command line."""
+        if self.choices is not None:
+            if text not in self.choices:
+                raise UserError(
+                    f"parameter {self.name}={text} is not one of: {', '.join(self.choices)}"
+                )
+            return text
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            raise UserError(f"parameter {self.name}={text!r} must be an integer") from None
+        if self.minimum is not None and value < self.minimum:
+            raise UserError(f"parameter {self.name}={value} is below the minimum {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise UserError(f"parameter {self.name}={value} is above the maximum {self.maximum}")
+        return value
+
+    def describe(self) -> str:
+        if self.choices:
+            bounds = "|".join(self.choices)
+        else:
+            bounds = f"{self.minimum}..{self.maximum}"
+        return f"{self.name} ({bounds}, default {self.default}): {self.help}"
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """Everything the harness knows about one workload (DESIGN.md §3)."""
+
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    expected: Callable[[Params], dict[str, Any]]
+    """The result fields every iteration must report, computed from the parameters."""
+    ideal_s: Callable[[Params, bool], float | None]
+    """Ideal wall time of one iteration given the params and whether the contender is pooled."""
+    throughput_unit: str
+    units_per_iteration: Callable[[Params], float]
+    """How many `throughput_unit`s one iteration handles (requests, tasks, events)."""
+    verify_params: tuple[Params, ...] = ()
+    """Small sizes used by `concbench verify` and the conformance tests."""
+    pool_param: str | None = "pool-size"
+    marks: tuple[str, ...] = ()
+    """Marks a run must print; the harness records RSS and threads at each."""
+    check_marks: Callable[[Params, dict[str, dict]], list[str]] | None = None
+    """Problems with the marks of a run (for example a mark that came too late)."""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        names = ", ".join(p.name for p in self.params)
+        raise UserError(f"workload {self.name} has no parameter '{name}'; its parameters: {names}")
+
+    def resolve(self, given: Params) -> dict[str, Any]:
+        """All parameters, defaults filled in, in declaration order."""
+        for name in given:
+            self.param(name)
+        return {p.name: given.get(p.name, p.default) for p in self.params}
+
+    def check(self, params: Params, result: Any, pooled: bool) -> list[str]:
+        """Problems with one iteration's result; empty when it is right."""
+        if not isinstance(result, dict):
+            return [f"result is not an object: {result!r}"]
+        problems = []
+        for key, want in self.expected(params).items():
+            got = result.get(key)
+            if got != want:
+                problems.append(f"{key}={got!r}, expected {want!r}")
+        if self.pool_param and self.pool_param in params:
+            want_pool = params[self.pool_param] if pooled else None
+            if "pool_size" not in result:
+                problems.append("pool_size missing (null for unbounded styles)")
+            elif result["pool_size"] != want_pool:
+                problems.append(f"pool_size={result['pool_size']!r}, expected {want_pool!r}")
+        return problems
