@@ -6,7 +6,7 @@
   (None below n = 2);
 - cv: coefficient of variation s / mean (None when the mean is 0 or n < 2);
 - outliers: values whose modified z-score 0.6745·|x − median| / MAD exceeds 3.5
-  (Iglewicz and Hoaglin, 1993).
+  (Iglewicz and Hoaglin, 1993); only from 5 values on, below that MAD says too little.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from scipy import stats as scipy_stats
 from concbench.results.model import Summary
 
 OUTLIER_Z = 3.5
+OUTLIER_MIN_N = 5
 
 
 def summarize(values: Sequence[float]) -> Summary | None:
@@ -37,7 +38,7 @@ def summarize(values: Sequence[float]) -> Summary | None:
         ci95 = (mean - half, mean + half)
     cv = stddev / mean if n > 1 and mean != 0 else None
     outliers: tuple[float, ...] = ()
-    if mad > 0:
+    if mad > 0 and n >= OUTLIER_MIN_N:
         outliers = tuple(x for x in xs if 0.6745 * abs(x - median) / mad > OUTLIER_Z)
     return Summary(n=n, median=median, mean=mean, stddev=stddev, min=min(xs), max=max(xs),
                    mad=mad, ci95=ci95, cv=cv, outliers=outliers)

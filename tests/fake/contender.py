@@ -1,0 +1,100 @@
+"""A fake contender that follows docs/contract.md, for the harness's own tests.
+
+The first argument picks a behaviour: good, wrong (bad checksum), crash (exit 3 with a
+message), hang (never ends; also starts a child that must die with it), latemark (spawn-idle
+mark after hold-ms), noisy (prints a non-JSON line on stdout).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+PARAMS = {
+    "fanout": ["requests", "concurrency", "user-ms", "orders-ms", "prefs-ms",
+               "notifications-ms", "pool-size"],
+    "sleep-tasks": ["tasks", "sleep-ms", "cpu-iters", "pool-size"],
+    "spawn-idle": ["tasks", "hold-ms"],
+    "channel": ["workers", "events", "queue", "etype", "esize"],
+}
+POOLED = {"sleep-tasks", "fanout"}
+
+
+def fail(message, code=2):
+    print(message, file=sys.stderr)
+    sys.exit(code)
+
+
+def parse(argv):
+    if not argv or argv[0] not in PARAMS:
+        fail(f"unknown workload {argv[:1]}")
+    workload, values = argv[0], {}
+    for arg in argv[1:]:
+        if not arg.startswith("--") or "=" not in arg:
+            fail(f"bad argument {arg}")
+        key, value = arg[2:].split("=", 1)
+        if key not in PARAMS[workload] + ["warmup", "iterations"]:
+            fail(f"unknown parameter {key}")
+        values[key] = value if key == "etype" else int(value)
+    missing = set(PARAMS[workload] + ["warmup", "iterations"]) - set(values)
+    if missing:
+        fail(f"missing parameters {sorted(missing)}")
+    return workload, values
+
+
+def result(workload, p, pool):
+    if workload == "fanout":
+        r = p["requests"]
+        return {"profiles": r, "id_sum": r * (r + 1) // 2, "items": 5 * r, "pool_size": pool}
+    if workload == "sleep-tasks":
+        return {"tasks": p["tasks"], "cpu_sum": p["tasks"] * (p["cpu-iters"] // 2),
+                "pool_size": pool}
+    if workload == "spawn-idle":
+        return {"tasks": p["tasks"]}
+    w, e = p["workers"], p["events"]
+    if p["etype"] == "int":
+        return {"events": w * e, "value_sum": w * e * (e - 1) // 2}
+    return {"events": w * e, "bytes": w * e * p["esize"]}
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    mode = sys.argv[1]
+    workload, p = parse(sys.argv[2:])
+    if mode == "crash":
+        fail("fake contender: simulated failure", 3)
+    if mode == "hang":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        pidfile = os.environ.get("FAKE_PIDFILE")
+        if pidfile:
+            with open(pidfile, "w") as f:
+                f.write(f"{os.getpid()} {child.pid}\n")
+        time.sleep(600)
+    if mode == "noisy":
+        print("hello from stdout")
+    ballast = bytearray(20 * 1024 * 1024)  # touched: 20 MiB of real RSS
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    pool = p.get("pool-size") if workload in POOLED else None
+    for index in range(p["warmup"] + p["iterations"]):
+        start = time.perf_counter_ns()
+        if workload == "spawn-idle":
+            delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" else 0.001
+            time.sleep(delay)
+            emit({"type": "mark", "name": "all-spawned", "index": index,
+                  "elapsed_ns": time.perf_counter_ns() - start})
+        time.sleep(0.01)
+        res = result(workload, p, pool)
+        if mode == "wrong":
+            key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
+            res[key] += 1
+        emit({"type": "iteration", "index": index, "warmup": index < p["warmup"],
+              "elapsed_ns": time.perf_counter_ns() - start, "result": res})
+
+
+main()

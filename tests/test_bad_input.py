@@ -1,0 +1,34 @@
+"""Bad input: exit code 2, a message naming the valid choices, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+CASES = [
+    (["run", "nosuch"], "unknown workload 'nosuch'", "fanout"),
+    (["run", "fanout", "--contender", "gopher"], "unknown contender 'gopher'", "fake-good"),
+    (["run", "spawn-idle", "--contender", "fake-noisy"], "does not implement spawn-idle",
+     "fake-good"),
+    (["run", "fanout", "--param", "colour=red"], "no parameter 'colour'", "requests"),
+    (["run", "fanout", "--param", "requests=0"], "below the minimum 1", "requests"),
+    (["run", "fanout", "--param", "requests=3000000"], "above the maximum 2000000", "requests"),
+    (["run", "fanout", "--param", "requests=many"], "must be an integer", "requests"),
+    (["run", "channel", "--param", "etype=float"], "is not one of", "str_ptr"),
+    (["run", "fanout", "--param", "requests"], "expects KEY=VALUE", "--param"),
+    (["run", "fanout", "--scan", "requests=10,abc"], "must be an integer", "requests"),
+    (["run", "fanout", "--runs", "0"], "0", "--runs"),
+    (["run", "fanout", "--mem-limit", "lots"], "cannot read size", "G"),
+    (["run", "fanout", "--reference", "nobody"], "unknown reference contender", "fake-good"),
+    (["suite", "nosuch"], "unknown suite 'nosuch'", "quick"),
+    (["run", "fanout", "--resume", "no-such-run"], "no results file", "results.json"),
+    (["nosuchcommand"], "No such command", "nosuchcommand"),
+]
+
+
+@pytest.mark.parametrize("args,message,names", CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_bad_input_exits_2_with_a_message(fake_bench, args, message, names):
+    res = fake_bench(*args)
+    assert res.code == 2, (res.stdout, res.stderr)
+    text = " ".join((res.stdout + res.stderr).split())
+    assert message in text and names in text
+    assert "Traceback" not in res.stderr

@@ -1,0 +1,160 @@
+"""A run from the command line to results.json, with a fake contender per outcome."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
+
+
+def _only_cell(doc: dict) -> dict:
+    assert len(doc["cells"]) == 1
+    return doc["cells"][0]
+
+
+def test_good_run_records_measures_stats_and_exports(fake_bench):
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", *SMALL, "--runs", "2",
+                     "--warmup", "1", "--iterations", "2")
+    assert res.code == 0, res.stderr
+    doc = fake_bench.last()
+    assert doc["schema_version"] == 1 and doc["machine"]["logical_cores"] >= 1
+    cell = _only_cell(doc)
+    assert cell["status"] == "ok" and cell["reason"] is None
+    assert len(cell["runs"]) == 2
+    run = cell["runs"][0]
+    assert [it["warmup"] for it in run["iterations"]] == [True, False, False]
+    assert run["peak_rss_bytes"] >= 20 * 1024 * 1024  # the fake touches 20 MiB
+    assert run["peak_threads"] >= 1 and run["cpu_user_s"] + run["cpu_sys_s"] > 0
+    assert 0 < run["startup_s"] < run["wall_s"]
+    assert cell["stats"]["elapsed_s"]["n"] == 4  # 2 runs × 2 measured iterations
+    # ideal: sleep × ⌈100/10⌉ for a pooled contender = 10 ms
+    assert cell["ideal_s"] == 0.01 and cell["efficiency"] > 0
+    folder = Path(fake_bench.root / "results" / doc["run_id"])
+    assert (folder / "results.csv").exists() and (folder / "results.md").exists()
+    assert (folder / run["samples_file"]).read_text().startswith("t_s,rss_bytes,threads,cpu_s")
+    assert "fake-good" in res.stdout and "ok" in res.stdout
+
+
+def test_wrong_result_is_invalid(fake_bench):
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-wrong", *SMALL, "--runs", "1")
+    assert res.code == 0
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "invalid"
+    assert "cpu_sum" in cell["reason"] and cell["stats"] == {}
+
+
+def test_wrong_value_sum_is_invalid(fake_bench):
+    res = fake_bench("run", "channel", "--contender", "fake-wrong", "--param", "workers=3",
+                     "--param", "events=10", "--runs", "1")
+    assert res.code == 0
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "invalid" and "value_sum" in cell["reason"]
+
+
+def test_pool_size_must_match_the_manifest(fake_bench):
+    fake_bench("run", "sleep-tasks", "--contender", "fake-unbounded", *SMALL, "--runs", "1")
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "invalid" and "pool_size" in cell["reason"]
+
+
+def test_non_json_stdout_is_invalid(fake_bench):
+    fake_bench("run", "sleep-tasks", "--contender", "fake-noisy", *SMALL, "--runs", "1")
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "invalid" and "not a JSON object" in cell["reason"]
+
+
+def test_crash_keeps_stderr(fake_bench):
+    res = fake_bench("run", "fanout", "--contender", "fake-crash", "--runs", "1")
+    assert res.code == 0
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "crash"
+    assert "exit code 3" in cell["reason"] and "simulated failure" in cell["reason"]
+    assert "simulated failure" in cell["runs"][0]["stderr_tail"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_hang_times_out_and_the_process_group_is_gone(fake_bench, tmp_path):
+    pidfile = tmp_path / "pids"
+    fake_bench.env["FAKE_PIDFILE"] = str(pidfile)
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-hang", "--contender",
+                     "fake-good", *SMALL, "--runs", "1", "--timeout", "1")
+    assert res.code == 0, res.stderr
+    cells = {c["contender"]: c for c in fake_bench.last()["cells"]}
+    assert cells["fake-hang"]["status"] == "timeout"
+    assert cells["fake-good"]["status"] == "ok"  # the rest of the plan went on
+    assert "timeout" in res.stdout  # the table still shows the cell
+    pids = [int(p) for p in pidfile.read_text().split()]
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids), "a process of the hung contender survived"
+
+
+def test_spawn_idle_mark_is_recorded_and_a_late_mark_is_invalid(fake_bench):
+    params = ["--param", "tasks=10", "--param", "hold-ms=50", "--runs", "1"]
+    fake_bench("run", "spawn-idle", "--contender", "fake-good", "--contender",
+               "fake-latemark", *params)
+    cells = {c["contender"]: c for c in fake_bench.last()["cells"]}
+    mark = cells["fake-good"]["runs"][0]["marks"]["all-spawned"]
+    assert mark["rss_bytes"] >= 20 * 1024 * 1024 and mark["threads"] >= 1
+    assert "all-spawned_rss_bytes" in cells["fake-good"]["stats"]
+    assert cells["fake-latemark"]["status"] == "invalid"
+    assert "hold-ms" in cells["fake-latemark"]["reason"]
+
+
+def test_scan_makes_one_cell_per_value(fake_bench):
+    res = fake_bench("run", "fanout", "--contender", "fake-good", "--scan",
+                     "requests=10,100,1000", "--runs", "1", "--param", "user-ms=0")
+    assert res.code == 0, res.stderr
+    cells = fake_bench.last()["cells"]
+    assert [c["params"]["requests"] for c in cells] == [10, 100, 1000]
+    assert [c["runs"][0]["iterations"][0]["result"]["id_sum"] for c in cells] == \
+        [55, 5050, 500500]
+
+
+def test_resume_keeps_finished_cells_and_runs_the_rest(fake_bench):
+    import json
+
+    fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--contender",
+               "fake-wrong", *SMALL, "--runs", "1")
+    doc = fake_bench.last()
+    path = fake_bench.root / "results" / doc["run_id"] / "results.json"
+    first = doc["cells"][0]
+    path.write_text(json.dumps({**doc, "cells": [first]}))  # as if killed after one cell
+    res = fake_bench("run", "sleep-tasks", "--resume", doc["run_id"])
+    assert res.code == 0, res.stderr
+    resumed = json.loads(path.read_text())
+    assert [c["contender"] for c in resumed["cells"]] == ["fake-good", "fake-wrong"]
+    assert resumed["cells"][0] == first  # not measured again
+
+
+def test_results_json_is_rewritten_after_every_cell(fake_bench):
+    """Kill the harness mid-plan: the cells finished before the kill are on disk."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "concbench", "run", "sleep-tasks",
+                             "--contender", "fake-good", "--contender", "fake-hang", *SMALL,
+                             "--runs", "1", "--timeout", "60"], env=fake_bench.env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        docs = fake_bench.results() if (fake_bench.root / "results").exists() else []
+        if docs and docs[-1]["cells"]:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    cells = fake_bench.last()["cells"]
+    assert [c["contender"] for c in cells] == ["fake-good"] and cells[0]["status"] == "ok"
+    os.system("pkill -f 'contender.py hang' >/dev/null 2>&1")

@@ -1,0 +1,66 @@
+"""Workload specs: expected results, ideal times, parameter bounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from concbench import workloads
+from concbench.errors import UserError
+
+
+def test_fanout_expected_and_ideal():
+    spec = workloads.get("fanout")
+    p = spec.resolve({"requests": 1000})
+    assert spec.expected(p) == {"profiles": 1000, "id_sum": 500500, "items": 5000}
+    assert spec.ideal_s(p, pooled=False) == 1.0  # 500 + max(500, 500, 500) ms, one wave
+    assert spec.ideal_s(p, pooled=True) == 5.0  # five waves of pool-size 200
+    bounded = spec.resolve({"requests": 1000, "concurrency": 100, "user-ms": 100,
+                            "orders-ms": 50, "prefs-ms": 70, "notifications-ms": 20})
+    assert spec.ideal_s(bounded, pooled=False) == pytest.approx(1.7)  # 10 waves × 170 ms
+
+
+def test_sleep_tasks_expected_and_ideal():
+    spec = workloads.get("sleep-tasks")
+    p = spec.resolve({"tasks": 10_000, "cpu-iters": 1001})
+    assert spec.expected(p) == {"tasks": 10_000, "cpu_sum": 5_000_000}
+    assert spec.ideal_s(p, pooled=True) == pytest.approx(5.0)  # 100 ms × ⌈10000/200⌉
+    assert spec.ideal_s(p, pooled=False) == pytest.approx(0.1)
+
+
+def test_channel_expected_per_etype():
+    spec = workloads.get("channel")
+    assert spec.expected(spec.resolve({"workers": 2, "events": 4})) == \
+        {"events": 8, "value_sum": 12}
+    assert spec.expected(spec.resolve({"workers": 2, "events": 4, "etype": "str",
+                                       "esize": 10})) == {"events": 8, "bytes": 80}
+
+
+def test_check_reports_each_wrong_field_and_the_pool_size():
+    spec = workloads.get("sleep-tasks")
+    p = spec.resolve({"tasks": 10, "cpu-iters": 10, "pool-size": 4})
+    good = {"tasks": 10, "cpu_sum": 50, "pool_size": 4}
+    assert spec.check(p, good, pooled=True) == []
+    assert spec.check(p, {**good, "pool_size": None}, pooled=False) == []
+    problems = spec.check(p, {**good, "cpu_sum": 49}, pooled=True)
+    assert problems == ["cpu_sum=49, expected 50"]
+    assert spec.check(p, good, pooled=False) == ["pool_size=4, expected None"]
+    assert spec.check(p, "nope", pooled=True) == ["result is not an object: 'nope'"]
+
+
+def test_spawn_idle_late_mark_is_a_problem():
+    spec = workloads.get("spawn-idle")
+    p = spec.resolve({"tasks": 10, "hold-ms": 100})
+    assert spec.check_marks(p, {"all-spawned": {"elapsed_ns": 50_000_000}}) == []
+    assert "hold-ms" in spec.check_marks(p, {"all-spawned": {"elapsed_ns": 150_000_000}})[0]
+    assert spec.check_marks(p, {}) == ["no all-spawned mark"]
+
+
+def test_param_bounds_and_choices():
+    spec = workloads.get("channel")
+    assert spec.param("workers").parse("1_000") == 1000
+    with pytest.raises(UserError, match="below the minimum"):
+        spec.param("queue").parse("0")
+    with pytest.raises(UserError, match="not one of"):
+        spec.param("etype").parse("bytes")
+    with pytest.raises(UserError, match="its parameters: workers"):
+        spec.param("colour")
