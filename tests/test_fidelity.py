@@ -1,0 +1,61 @@
+"""Measurement fidelity: the peak RSS the executor reports agrees with /usr/bin/time -v.
+
+Both read the same kernel counters by different routes (the executor corrects for the
+RSS a child inherits from the forking Python process), so they must agree within 3%.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from concbench.runner.executor import execute
+
+ALLOCATE = ("import time\n"
+            "b = bytearray({mib} * 1024 * 1024)\n"
+            "for i in range(0, len(b), 4096): b[i] = 1\n"
+            "time.sleep(0.2)\n")
+
+
+def _time_v_maxrss(argv: list[str]) -> int:
+    done = subprocess.run(["/usr/bin/time", "-v", *argv], capture_output=True, text=True,
+                          timeout=120)
+    kib = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
+    assert kib, done.stderr
+    return int(kib.group(1)) * 1024
+
+
+@pytest.mark.skipif(not Path("/usr/bin/time").exists(), reason="GNU time is not installed")
+@pytest.mark.parametrize("mib", [8, 150])
+def test_peak_rss_matches_usr_bin_time(mib: int):
+    argv = [sys.executable, "-c", ALLOCATE.format(mib=mib)]
+    ours = execute(argv, Path.cwd(), dict(os.environ), timeout_s=60)
+    peak = max(ours.peak_rss_sampled, ours.ru_maxrss_bytes)
+    reference = _time_v_maxrss(argv)
+    assert abs(peak - reference) / reference < 0.03, (peak, reference)
+
+
+def test_peak_threads_and_cpu_are_seen():
+    code = ("import threading, time\n"
+            "ts = [threading.Thread(target=time.sleep, args=(0.5,)) for _ in range(20)]\n"
+            "[t.start() for t in ts]\n"
+            "s = sum(i for i in range(3_000_000))\n"
+            "[t.join() for t in ts]\n")
+    out = execute([sys.executable, "-c", code], Path.cwd(), dict(os.environ), timeout_s=60)
+    assert out.exit_code == 0
+    assert out.peak_threads >= 21  # main + 20
+    assert out.cpu_user_s > 0 and out.samples and out.samples[-1].cpu_s > 0
+    assert out.sampler_cpu_s > 0
+
+
+@pytest.mark.skipif(shutil.which("sleep") is None, reason="no sleep binary")
+def test_timeout_escalates_and_reports():
+    out = execute(["bash", "-c", "trap '' TERM; sleep 30"], Path.cwd(), dict(os.environ),
+                  timeout_s=0.5)
+    assert out.timed_out and out.term_signal == 9  # SIGTERM ignored → SIGKILL after grace
