@@ -21,9 +21,9 @@ def _num(v: float | None, digits: int = 6) -> str:
 def _row(cell: CellResult) -> list[str]:
     t = cell.stats.get("elapsed_s")
 
-    def median(metric: str) -> str:
+    def median(metric: str, digits: int = 6) -> str:
         s = cell.stats.get(metric)
-        return _num(s.median) if s else ""
+        return _num(s.median, digits) if s else ""
 
     return [cell.workload, cell.contender, json.dumps(cell.params, sort_keys=True), cell.status,
             cell.reason or "", str(t.n) if t else "0",
@@ -31,7 +31,7 @@ def _row(cell: CellResult) -> list[str]:
             _num(t.ci95[0]) if t and t.ci95 else "", _num(t.ci95[1]) if t and t.ci95 else "",
             _num(t.cv, 3) if t else "", _num(cell.ideal_s), _num(cell.efficiency, 4),
             median("throughput_per_s"), str(cell.metadata.get("throughput_unit", "")),
-            median("peak_rss_bytes"), median("peak_threads"), median("cpu_s")]
+            median("peak_rss_bytes", 15), median("peak_threads", 15), median("cpu_s")]
 
 
 def serialize(doc: ResultsDocument) -> bytes:

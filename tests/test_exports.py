@@ -1,0 +1,69 @@
+"""Golden files for the CSV and Markdown exports; a round trip of results.json."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from concbench.export import FORMATS
+from concbench.results import io
+from sample_doc import sample_document
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown"])
+def test_export_matches_golden_file(fmt):
+    filename, serialize = FORMATS[fmt]
+    produced = serialize(sample_document())
+    golden = GOLDEN / f"sample.{filename}"
+    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
+        golden.write_bytes(produced)
+    assert produced.decode() == golden.read_text(), f"regenerate with CONCBENCH_UPDATE_GOLDEN=1"
+
+
+def test_failed_cells_show_status_not_numbers():
+    text = FORMATS["markdown"][1](sample_document()).decode()
+    timeout_row = next(line for line in text.splitlines() if "timeout" in line)
+    assert "timeout: still running" in timeout_row and " s |" not in timeout_row
+    assert "unavailable: cargo not found" in text
+
+
+def test_results_json_round_trip(tmp_path):
+    doc = sample_document()
+    path = tmp_path / "results.json"
+    io.write_atomically(path, io.to_json(doc))
+    again = io.read(path)
+    assert again == doc
+    assert io.to_json(again) == io.to_json(doc)
+    raw = json.loads(path.read_text())
+    assert raw["schema_version"] == 1
+    cell = raw["cells"][0]
+    for key in ("workload", "contender", "params", "status", "reason", "ideal_s", "efficiency",
+                "runs", "stats"):
+        assert key in cell
+    run = cell["runs"][0]
+    for key in ("status", "wall_s", "startup_s", "peak_rss_bytes", "peak_threads",
+                "cpu_user_s", "cpu_sys_s", "ctx_voluntary", "ctx_involuntary", "iterations",
+                "marks"):
+        assert key in run
+    assert set(cell["stats"]["elapsed_s"]) >= {"n", "median", "mean", "stddev", "min", "max",
+                                               "mad", "ci95", "cv"}
+
+
+def test_a_real_results_file_round_trips(fake_bench):
+    fake_bench("run", "fanout", "--contender", "fake-good", "--param", "requests=10",
+               "--runs", "2")
+    path = next((fake_bench.root / "results").glob("*/results.json"))
+    doc = io.read(path)
+    assert io.to_json(doc) == path.read_bytes()
+
+
+def test_unknown_schema_version_is_refused(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(Exception, match="schema_version 99"):
+        io.read(path)
