@@ -1,0 +1,127 @@
+"""The results model. Keys and units follow DESIGN.md §5, which other tools read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One iteration as the contender reported it."""
+
+    index: int
+    """Position in the process, warm-up iterations first, from 0."""
+    warmup: bool
+    """True for in-process warm-up iterations (not in the statistics)."""
+    elapsed_ns: int
+    """Time of the workload alone, measured inside the process (ns)."""
+    result: dict[str, Any]
+    """The verification fields of DESIGN.md §3 (and any extra informational keys)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One contender process: what it reported and what the harness saw from outside."""
+
+    status: str
+    """ok | crash | timeout | invalid | mem-limit."""
+    reason: str | None
+    """Why, when status is not ok."""
+    wall_s: float
+    """Seconds from spawn to exit, measured by the harness."""
+    startup_s: float | None
+    """wall_s minus the iterations' reported time (start-up and shutdown)."""
+    peak_rss_bytes: int
+    """Max of the sampled tree RSS and the child's ru_maxrss (bytes)."""
+    peak_threads: int
+    """Most threads of the tree seen by the sampler."""
+    final_threads: int
+    """Threads in the last sample before exit."""
+    cpu_user_s: float
+    """User CPU seconds from rusage at exit."""
+    cpu_sys_s: float
+    """System CPU seconds from rusage at exit."""
+    ctx_voluntary: int
+    """Voluntary context switches (rusage)."""
+    ctx_involuntary: int
+    """Involuntary context switches (rusage)."""
+    iterations: tuple[Iteration, ...]
+    """Every iteration reported, warm-up ones included."""
+    marks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """name -> {elapsed_ns, rss_bytes, threads} read by the harness when the mark arrived."""
+    exit_code: int | None = None
+    """Exit status; None when the process ended by a signal."""
+    samples_file: str | None = None
+    """CSV of the sampled time series (t_s, rss_bytes, threads, cpu_s), relative to the run folder."""
+    stderr_tail: str = ""
+    """The end of the process's stderr, kept for crashes."""
+    sampler_cpu_s: float = 0.0
+    """CPU seconds the harness's sampler spent watching this run (its cost)."""
+    sampler_kind: str = ""
+    """native (the C sampler) or python (the fallback without a C compiler)."""
+    load: dict[str, Any] | None = None
+    """Server workloads: requests_per_s, latency_ms, errors."""
+
+    @property
+    def cpu_s(self) -> float:
+        return self.cpu_user_s + self.cpu_sys_s
+
+    def measured(self) -> list[Iteration]:
+        return [it for it in self.iterations if not it.warmup]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Descriptive statistics of one sample (see concbench.stats.summary for the methods)."""
+
+    n: int
+    median: float
+    mean: float
+    stddev: float
+    min: float
+    max: float
+    mad: float
+    ci95: tuple[float, float] | None
+    cv: float | None
+    outliers: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One (workload, contender, params) cell: its runs and their statistics."""
+
+    workload: str
+    contender: str
+    params: dict[str, Any]
+    status: str
+    """ok | crash | timeout | invalid | mem-limit | unavailable (the worst run's status)."""
+    reason: str | None
+    ideal_s: float | None
+    """Ideal time of one iteration; None where the workload has none."""
+    efficiency: float | None
+    """ideal_s / median elapsed; None without an ideal or without ok runs."""
+    runs: tuple[RunResult, ...]
+    stats: dict[str, Summary]
+    """elapsed_s, wall_s, peak_rss_bytes, peak_threads, cpu_s, throughput_per_s over ok runs."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Contender style and notes, warm-up and iteration counts, throughput unit."""
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.workload, self.contender, repr(sorted(self.params.items())))
+
+
+@dataclass(frozen=True)
+class ResultsDocument:
+    """One results.json: a plan and every cell measured so far."""
+
+    run_id: str
+    concbench_revision: str
+    created_at: str
+    machine: dict[str, Any]
+    toolchains: dict[str, Any]
+    plan: dict[str, Any]
+    cells: tuple[CellResult, ...]
+    schema_version: int = 1

@@ -1,0 +1,60 @@
+"""Keeps the results of a plan on disk as it goes: results.json after every cell, the store,
+the samples, and the exports at the end. Nothing measured is lost if the process dies."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from concbench.results import io
+from concbench.results.model import CellResult, ResultsDocument
+from concbench.results.store import Store
+
+
+def new_run_id(name: str) -> str:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{stamp}-{name}"
+
+
+class Recorder:
+    """Owns results/<run-id>/: every write to it goes through here."""
+
+    def __init__(self, folder: Path, doc: ResultsDocument, store: Store | None):
+        self.folder = folder
+        self.doc = doc
+        self._store = store
+        folder.mkdir(parents=True, exist_ok=True)
+        if store:
+            store.begin(doc)
+        self._flush()
+
+    @classmethod
+    def resume(cls, folder: Path, store: Store | None) -> "Recorder":
+        return cls(folder, io.read(folder / "results.json"), store)
+
+    @property
+    def results_path(self) -> Path:
+        return self.folder / "results.json"
+
+    def samples_path(self, cell_index: int, run_index: int) -> Path:
+        return self.folder / "samples" / f"cell{cell_index:03d}-run{run_index}.csv"
+
+    def done_keys(self) -> set[tuple[str, str, str]]:
+        """Cells already measured (a --resume skips them); unavailable ones are retried."""
+        return {c.key for c in self.doc.cells if c.status != "unavailable"}
+
+    def add(self, cell: CellResult) -> None:
+        kept = tuple(c for c in self.doc.cells if c.key != cell.key)
+        self.doc = replace(self.doc, cells=kept + (cell,))
+        self._flush()
+        if self._store:
+            self._store.add_cell(self.doc.run_id, cell)
+
+    def set_toolchains(self, toolchains: dict[str, Any]) -> None:
+        self.doc = replace(self.doc, toolchains={**self.doc.toolchains, **toolchains})
+        self._flush()
+
+    def _flush(self) -> None:
+        io.write_atomically(self.results_path, io.to_json(self.doc))
