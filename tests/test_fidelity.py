@@ -59,3 +59,24 @@ def test_timeout_escalates_and_reports():
     out = execute(["bash", "-c", "trap '' TERM; sleep 30"], Path.cwd(), dict(os.environ),
                   timeout_s=0.5)
     assert out.timed_out and out.term_signal == 9  # SIGTERM ignored → SIGKILL after grace
+
+
+def test_python_sampler_fallback_measures_too(monkeypatch):
+    """Without a C compiler the Python sampler takes over, with the same results."""
+    from concbench.runner import executor
+
+    monkeypatch.setattr(executor, "binary", lambda: None)
+    argv = [sys.executable, "-c", ALLOCATE.format(mib=40)]
+    out = execute(argv, Path.cwd(), dict(os.environ), timeout_s=60, rss_limit=None)
+    assert out.sampler_kind == "python" and out.exit_code == 0
+    assert max(out.peak_rss_sampled, out.ru_maxrss_bytes) >= 40 << 20
+    limited = execute(argv, Path.cwd(), dict(os.environ), timeout_s=60, rss_limit=20 << 20)
+    assert limited.mem_limited and limited.term_signal == 9
+
+
+def test_native_sampler_is_used_where_cc_exists():
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler")
+    out = execute([sys.executable, "-c", "import time; time.sleep(0.3)"], Path.cwd(),
+                  dict(os.environ), timeout_s=60)
+    assert out.sampler_kind == "native" and len(out.samples) > 5

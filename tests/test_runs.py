@@ -158,3 +158,11 @@ def test_results_json_is_rewritten_after_every_cell(fake_bench):
     cells = fake_bench.last()["cells"]
     assert [c["contender"] for c in cells] == ["fake-good"] and cells[0]["status"] == "ok"
     os.system("pkill -f 'contender.py hang' >/dev/null 2>&1")
+
+
+def test_memory_hungry_run_is_stopped_as_mem_limit(fake_bench):
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", *SMALL, "--runs", "1",
+                     "--mem-limit", "12M")
+    assert res.code == 0, res.stderr
+    cell = _only_cell(fake_bench.last())
+    assert cell["status"] == "mem-limit" and "limit" in cell["reason"]

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from concbench.runner.sampler import Sample, TreeSampler, own_hwm
+from concbench.runner.native_sampler import binary, make_sampler
+from concbench.runner.sampler import Sample, own_hwm
 
 KILL_GRACE_S = 5.0
 STDERR_KEEP_BYTES = 16_384
@@ -55,6 +56,8 @@ class ProcessOutcome:
     samples: list[Sample] = field(repr=False)
     marks: dict[str, dict[str, Any]]
     sampler_cpu_s: float
+    sampler_kind: str
+    """native (the C sampler) or python."""
 
 
 def _killpg(pgid: int, sig: int) -> None:
@@ -76,10 +79,9 @@ class _Watch:
         self.exited = threading.Event()
         self.wait_status = 0
         self.rusage: Any = None
-        self.mem_limited = False
 
 
-def _read_stdout(stream, watch: _Watch, sampler: TreeSampler) -> None:
+def _read_stdout(stream, watch: _Watch, sampler) -> None:
     for raw in stream:
         line = raw.decode(errors="replace").strip()
         if not line:
@@ -117,18 +119,14 @@ def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
             rss_limit: int | None = None) -> ProcessOutcome:
     """Run argv to completion (or until the timeout / memory limit) and report what happened."""
     watch = _Watch()
+    sampler_exe = binary()  # compiled before the contender starts, not while it runs
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     pgid = proc.pid  # start_new_session: the child leads its own group
 
-    def over_limit() -> None:
-        if not watch.mem_limited:
-            watch.mem_limited = True
-            _killpg(pgid, signal.SIGKILL)
-
-    sampler = TreeSampler(proc.pid, started, rss_limit=rss_limit, on_limit=over_limit)
+    sampler = make_sampler(sampler_exe, proc.pid, started, rss_limit)
     threads = [
         threading.Thread(target=_wait, args=(proc.pid, watch), daemon=True),
         threading.Thread(target=_read_stdout, args=(proc.stdout, watch, sampler), daemon=True),
@@ -158,7 +156,7 @@ def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
         term_signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         wall_s=wall_s,
         timed_out=timed_out,
-        mem_limited=watch.mem_limited,
+        mem_limited=sampler.limit_hit,
         messages=watch.messages,
         protocol_errors=watch.errors,
         stderr_tail=b"".join(watch.stderr).decode(errors="replace"),
@@ -173,4 +171,5 @@ def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
         samples=sampler.samples,
         marks=watch.marks,
         sampler_cpu_s=sampler.cpu_cost_s,
+        sampler_kind=sampler.kind,
     )

@@ -113,4 +113,5 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         samples_file=samples_file,
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s,
+        sampler_kind=out.sampler_kind,
     )

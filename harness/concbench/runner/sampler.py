@@ -1,6 +1,7 @@
 """Samples RSS, threads and CPU of a process tree from /proc every 10 ms.
 
-Cheap by construction: one pread of /proc/<pid>/stat per process per tick on a descriptor
+This is the portable Python sampler; runner/native_sampler.py drives the C one (cheaper per
+tick on a VM) and falls back to this one when no C compiler is at hand. Cheap by construction: one pread of /proc/<pid>/stat per process per tick on a descriptor
 opened once (that file holds rss, num_threads, utime and stime), and the tree's membership
 refreshed once a second. The thread's own CPU time is recorded so its cost can be reported.
 """
@@ -8,11 +9,10 @@ refreshed once a second. The thread's own CPU time is recorded so its cost can b
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
-
 import psutil
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -62,14 +62,16 @@ def read_stat(fd: int) -> tuple[int, int, float]:
 class TreeSampler(threading.Thread):
     """Polls a process tree until stopped; keeps every sample and the peaks."""
 
+    kind = "python"
+
     def __init__(self, root_pid: int, started: float, interval_s: float = 0.01,
-                 rss_limit: int | None = None, on_limit: Callable[[], None] | None = None):
+                 rss_limit: int | None = None):
         super().__init__(name=f"sampler-{root_pid}", daemon=True)
         self._root = root_pid
         self._t0 = started
         self._interval = interval_s
         self._rss_limit = rss_limit
-        self._on_limit = on_limit
+        self.limit_hit = False
         self._stop_event = threading.Event()
         self._lock = threading.Lock()
         self._fds: dict[int, int] = {}
@@ -124,8 +126,12 @@ class TreeSampler(threading.Thread):
             self.samples.append(sample)
             self.peak_rss = max(self.peak_rss, rss)
             self.peak_threads = max(self.peak_threads, threads)
-        if self._rss_limit is not None and rss > self._rss_limit and self._on_limit:
-            self._on_limit()
+        if self._rss_limit is not None and rss > self._rss_limit and not self.limit_hit:
+            self.limit_hit = True
+            try:
+                os.killpg(self._root, signal.SIGKILL)  # the root leads its own group
+            except OSError:
+                pass
         return sample
 
     def run(self) -> None:
