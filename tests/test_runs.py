@@ -86,10 +86,12 @@ def test_hang_times_out_and_the_process_group_is_gone(fake_bench, tmp_path):
     pidfile = tmp_path / "pids"
     fake_bench.env["FAKE_PIDFILE"] = str(pidfile)
     res = fake_bench("run", "sleep-tasks", "--contender", "fake-hang", "--contender",
-                     "fake-good", *SMALL, "--runs", "1", "--timeout", "1")
+                     "fake-good", *SMALL, "--runs", "2", "--timeout", "1")
     assert res.code == 0, res.stderr
     cells = {c["contender"]: c for c in fake_bench.last()["cells"]}
     assert cells["fake-hang"]["status"] == "timeout"
+    assert len(cells["fake-hang"]["runs"]) == 1  # the second run would only time out again
+    assert any("stopped after 1 of 2" in w for w in cells["fake-hang"]["warnings"])
     assert cells["fake-good"]["status"] == "ok"  # the rest of the plan went on
     assert "timeout" in res.stdout  # the table still shows the cell
     pids = [int(p) for p in pidfile.read_text().split()]

@@ -29,3 +29,8 @@ def failed_runs(failed: int, total: int, status: str) -> str:
 
 def single_measurement(metric: str) -> str:
     return f"{metric} rests on one measurement: add --runs (3 or more) for an interval"
+
+
+def runs_cut_short(done: int, planned: int, status: str) -> str:
+    return (f"stopped after {done} of {planned} runs ({status}): the remaining runs would "
+            "hit the same limit; raise --timeout or --mem-limit to measure this cell")

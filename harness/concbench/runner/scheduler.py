@@ -12,6 +12,10 @@ from concbench.runner.measure import RunRequest, measure
 from concbench.stats.cell import aggregate, unavailable
 
 
+# A run that hit the timeout or the memory limit ends its cell: the next would do the same.
+STOP_AFTER = frozenset({"timeout", "mem-limit"})
+
+
 class Observer(Protocol):
     """What the user interface is told while a plan runs."""
 
@@ -59,6 +63,9 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
                 run = measure(req, recorder.samples_path(index, run_index))
                 runs.append(run)
                 observer.run_finished(cell, run)
+                if run.status in STOP_AFTER:  # would only cost the same again, run after run
+                    observer.cell_skipped(cell, s.runs - run_index - 1)
+                    break
             result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
                                _metadata(plan, cell, req.argv()))
         recorder.add(result)

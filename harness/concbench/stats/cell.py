@@ -49,6 +49,9 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled
         status, reason = worst.status, worst.reason
         if ok_runs:
             notes.append(warnings.failed_runs(len(failed), len(runs), worst.status))
+        planned = metadata.get("runs_planned", len(runs))
+        if len(runs) < planned:
+            notes.append(warnings.runs_cut_short(len(runs), planned, worst.status))
     stats = cell_stats(spec, params, ok_runs)
     ideal = spec.ideal_s(params, pooled)
     elapsed = stats.get("elapsed_s")
