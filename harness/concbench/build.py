@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from concbench import toolchains
 from concbench.manifest import Toolchain
 
 BUILD_TIMEOUT_S = 1800
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOG_TAIL_LINES = 15
 
 
@@ -62,7 +64,7 @@ def _versions(tc: Toolchain, tools: toolchains.ToolEnv) -> dict[str, str]:
         try:
             out = subprocess.run(argv, cwd=tc.folder, env=_run_env(tools), capture_output=True,
                                  text=True, timeout=120)
-            text = (out.stdout + out.stderr).strip()
+            text = _ANSI.sub("", out.stdout + out.stderr).strip()
         except (OSError, subprocess.TimeoutExpired) as err:
             text = f"unknown ({err})"
         versions[" ".join(command)] = text

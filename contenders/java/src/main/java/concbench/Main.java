@@ -45,6 +45,10 @@ public final class Main {
             warmup = p.intAtLeast("warmup", 0);
             iterations = p.intAtLeast("iterations", 1);
             iteration = style.setUp(workload, p);
+        } catch (Work.Failure e) {
+            System.err.println("concbench-java " + styleName + " " + workload + ": " + e.getMessage());
+            System.exit(1);
+            return;
         } catch (Params.BadInput e) {
             System.err.println("concbench-java: " + e.getMessage());
             System.err.println("usage: <style> <workload> --<param>=<value> ... --warmup=W --iterations=N");

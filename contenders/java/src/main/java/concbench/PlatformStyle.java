@@ -18,6 +18,8 @@ public final class PlatformStyle implements Style {
         return switch (workload) {
             case "fanout" -> {
                 var f = Work.FanoutParams.of(p);
+                ThreadBudget.require(Math.min(f.poolSize(), f.requests()) + Math.min(f.poolSize(), 3L * f.requests()),
+                        "two fixed pools of " + f.poolSize());
                 // requests on one pool, the three sub-fetches on a second one: a request thread blocks on its
                 // sub-fetches, so sharing one bounded pool deadlocks once P requests hold all threads.
                 pool = Executors.newFixedThreadPool(f.poolSize());
@@ -27,13 +29,20 @@ public final class PlatformStyle implements Style {
             case "sleep-tasks" -> {
                 int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
                 long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
+                ThreadBudget.require(Math.min(poolSize, tasks), "a fixed pool of " + poolSize);
                 pool = Executors.newFixedThreadPool(poolSize);
                 yield Blocking.sleepTasks(pool, tasks, sleepMs, k, poolSize);
             }
-            case "spawn-idle" -> Blocking.spawnIdle(Thread.ofPlatform(), "platform",
-                    p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));
-            case "channel" -> Blocking.channel(Thread.ofPlatform(), "platform", p.intAtLeast("workers", 0),
+            case "spawn-idle" -> {
+                int tasks = p.intAtLeast("tasks", 0);
+                ThreadBudget.require(tasks, tasks + " idle tasks, one thread each");
+                yield Blocking.spawnIdle(Thread.ofPlatform(), "platform", tasks, p.longAtLeast("hold-ms", 0));
+            }
+            case "channel" -> {
+                ThreadBudget.require(2L * p.intAtLeast("workers", 0), "a producer and a consumer thread per worker");
+                yield Blocking.channel(Thread.ofPlatform(), "platform", p.intAtLeast("workers", 0),
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
     }
