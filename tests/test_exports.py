@@ -67,3 +67,27 @@ def test_unknown_schema_version_is_refused(tmp_path):
     path.write_text(json.dumps({"schema_version": 99}))
     with pytest.raises(Exception, match="schema_version 99"):
         io.read(path)
+
+
+def test_bench_of_chan_csv_has_the_seed_layout(fake_bench):
+    res = fake_bench("run", "channel", "--contender", "fake-good", "--contender", "fake-crash",
+                     "--scan", "etype=int,str", "--scan", "workers=2,3", "--param", "events=5",
+                     "--runs", "1")
+    assert res.code == 0, res.stderr
+    folder = next((fake_bench.root / "results").glob("*/"))
+    rows = (folder / "bench-of-chan.csv").read_text().splitlines()
+    assert rows[0] == "program,etype,worker,event,time,speed"
+    assert len(rows) == 1 + 2 * 2 * 2  # program × etype × worker
+    good = [r.split(",") for r in rows[1:] if r.startswith("fake-good")]
+    assert {(r[1], r[2], r[3]) for r in good} == {("int", "2", "5"), ("int", "3", "5"),
+                                                  ("str", "2", "5"), ("str", "3", "5")}
+    for r in good:
+        assert float(r[4]) > 0 and int(r[5]) > 0
+    crashed = [r.split(",") for r in rows[1:] if r.startswith("fake-crash")]
+    assert all(r[4] == "" and r[5] == "" for r in crashed)  # no figure for a failed cell
+
+
+def test_no_bench_of_chan_csv_without_channel_cells(fake_bench):
+    fake_bench("run", "fanout", "--contender", "fake-good", "--param", "requests=5", "--runs", "1")
+    folder = next((fake_bench.root / "results").glob("*/"))
+    assert not (folder / "bench-of-chan.csv").exists()

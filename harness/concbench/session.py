@@ -42,6 +42,8 @@ def write_exports(doc: ResultsDocument, folder: Path, extra: dict[str, Path]) ->
     written = []
     for fmt, (filename, serialize) in FORMATS.items():
         data = serialize(doc)
+        if not data:
+            continue
         targets = [folder / filename] + ([extra[fmt]] if fmt in extra else [])
         for target in targets:
             target.parent.mkdir(parents=True, exist_ok=True)
