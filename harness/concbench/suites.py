@@ -8,7 +8,7 @@ from typing import Any
 
 from concbench import manifest, workloads
 from concbench.errors import UserError, unknown
-from concbench.plan import CellPlan, Plan, Settings, cells_for
+from concbench.plan import CellPlan, Plan, Settings, cells_for, parse_size
 
 
 def available(folder: Path) -> dict[str, Path]:
@@ -50,6 +50,7 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
         cells += _entry_cells(entry, contenders, f"{path} cells[{i}]")
     base = {"runs": doc.get("runs", 3), "warmup": doc.get("warmup", 0),
             "iterations": doc.get("iterations", 1), "timeout_s": doc.get("timeout", 600.0),
-            "reference": doc.get("reference")}
+            "reference": doc.get("reference"),
+            "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
     base.update({k: v for k, v in overrides.items() if v is not None})
     return Plan(name, tuple(cells), Settings(**base))

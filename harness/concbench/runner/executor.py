@@ -98,7 +98,7 @@ def _read_stdout(stream, watch: _Watch, sampler) -> None:
             mark = {"elapsed_ns": message.get("elapsed_ns"),
                     "rss_bytes": now.rss_bytes if now else None,
                     "threads": now.threads if now else None}
-            watch.marks.setdefault(str(message.get("name")), mark)
+            watch.marks[str(message.get("name"))] = mark  # the last (measured) iteration's wins
         watch.messages.append(message)
 
 

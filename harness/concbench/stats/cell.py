@@ -17,6 +17,27 @@ def _per_run(runs: list[RunResult], value: Callable[[RunResult], float]) -> Summ
     return summarize([value(r) for r in runs])
 
 
+def _rate_times(spec: WorkloadSpec, ok_runs: list[RunResult], elapsed: list[float]) -> list[float]:
+    """Seconds that throughput divides by: each iteration, or the time to the rate mark."""
+    if spec.rate_mark is None:
+        return elapsed
+    return [r.marks[spec.rate_mark]["elapsed_ns"] / 1e9 for r in ok_runs if spec.rate_mark in r.marks]
+
+
+def _extra_results(spec: WorkloadSpec, params: dict[str, Any],
+                   ok_runs: list[RunResult]) -> dict[str, Summary | None]:
+    """Informational numeric result keys (e.g. jvm_nondaemon_threads) as result.<key>."""
+    checked = set(spec.expected(params)) | {"pool_size"}
+    values: dict[str, list[float]] = {}
+    for run in ok_runs:
+        for it in run.measured():
+            for key, value in it.result.items():
+                if key not in checked and isinstance(value, (int, float)) \
+                        and not isinstance(value, bool):
+                    values.setdefault(f"result.{key}", []).append(float(value))
+    return {k: summarize(v) for k, v in values.items()}
+
+
 def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
                ok_runs: list[RunResult]) -> dict[str, Summary]:
     """elapsed_s and throughput over every measured iteration; the rest once per run."""
@@ -24,7 +45,8 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
     units = spec.units_per_iteration(params)
     found = {
         "elapsed_s": summarize(elapsed),
-        "throughput_per_s": summarize([units / e for e in elapsed if e > 0]),
+        "throughput_per_s": summarize([units / t for t in _rate_times(spec, ok_runs, elapsed)
+                                       if t > 0]),
         "wall_s": _per_run(ok_runs, lambda r: r.wall_s),
         "peak_rss_bytes": _per_run(ok_runs, lambda r: r.peak_rss_bytes),
         "peak_threads": _per_run(ok_runs, lambda r: r.peak_threads),
@@ -35,6 +57,7 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
         found[f"{mark}_rss_bytes"] = summarize([m["rss_bytes"] for m in at_mark if m["rss_bytes"]])
         found[f"{mark}_threads"] = summarize([m["threads"] for m in at_mark if m["threads"]])
         found[f"{mark}_s"] = summarize([m["elapsed_ns"] / 1e9 for m in at_mark])
+    found.update(_extra_results(spec, params, ok_runs))
     return {k: v for k, v in found.items() if v is not None}
 
 

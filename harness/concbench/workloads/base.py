@@ -68,6 +68,8 @@ class WorkloadSpec:
     """Marks a run must print; the harness records RSS and threads at each."""
     check_marks: Callable[[Params, dict[str, dict]], list[str]] | None = None
     """Problems with the marks of a run (for example a mark that came too late)."""
+    rate_mark: str | None = None
+    """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
 
     def param(self, name: str) -> Param:
         for p in self.params:

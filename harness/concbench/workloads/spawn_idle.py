@@ -34,4 +34,5 @@ SPEC = WorkloadSpec(
     pool_param=None,
     marks=("all-spawned",),
     check_marks=mark_problems,
+    rate_mark="all-spawned",
 )
