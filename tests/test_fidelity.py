@@ -80,3 +80,8 @@ def test_native_sampler_is_used_where_cc_exists():
     out = execute([sys.executable, "-c", "import time; time.sleep(0.3)"], Path.cwd(),
                   dict(os.environ), timeout_s=60)
     assert out.sampler_kind == "native" and len(out.samples) > 5
+
+
+def test_a_command_that_cannot_start_is_a_crash_not_a_traceback(tmp_path):
+    out = execute([str(tmp_path / "missing-binary")], tmp_path, dict(os.environ), timeout_s=5)
+    assert out.exit_code == 127 and "cannot start" in out.stderr_tail

@@ -9,7 +9,7 @@ CV_LIMIT = 0.10
 
 def high_cv(metric: str, s: Summary) -> str | None:
     if s.cv is not None and s.cv > CV_LIMIT:
-        return (f"{metric} varies by {s.cv:.0%} across {s.n} measurements (above 10%): "
+        return (f"{metric} varies by {s.cv:.1%} across {s.n} measurements (above 10%): "
                 "close other programs, or add --runs to narrow the interval")
     return None
 

@@ -3,7 +3,8 @@
  *
  *   cbsample ROOT_PID INTERVAL_US OUT_FILE [RSS_LIMIT_BYTES]
  *
- * Each tick appends "t_us rss_bytes threads cpu_ticks root_hwm_kb" to OUT_FILE (fully
+ * Each tick appends "t_us rss_bytes threads cpu_ticks root_hwm_kb" to OUT_FILE (cpu_ticks
+ * refreshed every 10th tick) (fully
  * buffered: the harness reads the file when the run is over). When RSS passes the limit it
  * kills the root's process group with SIGKILL and writes "limit". It ends when the root is
  * gone (reaped) or on SIGTERM. Written in C because a Python thread costs ~3x more CPU per
@@ -21,18 +22,21 @@
 #include <unistd.h>
 
 #define MAX_PROCS 256
-/* Tree membership is re-read at tick 50 (0.5 s), then every 500: a /proc scan costs more
+/* Tree membership is re-read at tick 100 (1 s), then every 500: a /proc scan costs more
    than many ticks, and contenders rarely fork after start-up. */
 #define REFRESH_TICKS 500
-#define HWM_TICKS 5
+/* CPU times come from stat, whose cost grows with the thread count (it sums over every
+   thread: ~6 ms at 20 000 threads). They are read every 10th tick, or less often so that
+   they cost at most CPU_BUDGET_NS per tick on average. */
+#define CPU_TICKS 10
+#define CPU_BUDGET_NS 5000L
 
 static volatile sig_atomic_t stop_requested = 0;
 static void on_term(int sig) { (void)sig; stop_requested = 1; }
 
-typedef struct { int pid; int fd; } proc_t;
+typedef struct { int pid; int fd; int status_fd; long ticks; } proc_t;
 static proc_t procs[MAX_PROCS];
 static int nprocs = 0;
-static long page_size;
 
 static int open_stat(int pid) {
     char path[64];
@@ -40,11 +44,23 @@ static int open_stat(int pid) {
     return open(path, O_RDONLY | O_CLOEXEC);
 }
 
+static int open_status(int pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    return open(path, O_RDONLY | O_CLOEXEC);
+}
+
 static void track(int pid) {
     for (int i = 0; i < nprocs; i++) if (procs[i].pid == pid) return;
     if (nprocs == MAX_PROCS) return;
-    int fd = open_stat(pid);
-    if (fd >= 0) { procs[nprocs].pid = pid; procs[nprocs].fd = fd; nprocs++; }
+    int fd = open_stat(pid), status_fd = open_status(pid);
+    if (fd >= 0 && status_fd >= 0) {
+        procs[nprocs] = (proc_t){pid, fd, status_fd, 0};
+        nprocs++;
+    } else {
+        if (fd >= 0) close(fd);
+        if (status_fd >= 0) close(status_fd);
+    }
 }
 
 /* Parses stat: returns 0 and fills rss pages, threads, cpu ticks, ppid; -1 if gone. */
@@ -97,13 +113,30 @@ static void refresh_tree(void) {
     }
 }
 
-static long read_hwm_kb(int fd) {
+static long thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static long field_kb(const char *buf, const char *name) {
+    const char *p = strstr(buf, name);
+    return p ? strtol(p + strlen(name), NULL, 10) : -1;
+}
+
+/* /proc/<pid>/status costs the same whatever the thread count (stat sums CPU over every
+   thread): RSS, its high-water mark and the thread count every tick come from here. */
+static int read_status(int fd, long *rss_kb, long *hwm_kb, long *threads) {
     char buf[8192];
     ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
     if (n <= 0) return -1;
     buf[n] = 0;
-    char *p = strstr(buf, "VmHWM:");
-    return p ? strtol(p + 6, NULL, 10) : -1;
+    const char *state = strstr(buf, "State:");
+    if (state && (strchr("ZX", state[7]) != NULL)) return -1; /* exited, not reaped yet */
+    *rss_kb = field_kb(buf, "VmRSS:");
+    *hwm_kb = field_kb(buf, "VmHWM:");
+    *threads = field_kb(buf, "Threads:");
+    return *threads > 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv) {
@@ -114,39 +147,45 @@ int main(int argc, char **argv) {
     int root = atoi(argv[1]);
     long interval_us = atol(argv[2]);
     long long limit = argc > 4 ? atoll(argv[4]) : 0;
-    page_size = sysconf(_SC_PAGESIZE);
     FILE *out = fopen(argv[3], "w");
     if (!out) { perror("cbsample: output"); return 1; }
     setvbuf(out, NULL, _IOFBF, 1 << 16);
     signal(SIGTERM, on_term);
     signal(SIGINT, SIG_IGN); /* the harness decides when sampling ends */
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/status", root);
-    int status_fd = open(path, O_RDONLY | O_CLOEXEC);
     track(root);
     struct timespec start, next;
     clock_gettime(CLOCK_MONOTONIC, &start);
     next = start;
-    long hwm = -1;
+    long cpu_every = CPU_TICKS, next_cpu_tick = 0;
     for (long tick = 0; !stop_requested; tick++) {
-        if (tick == 50 || (tick > 0 && tick % REFRESH_TICKS == 0)) refresh_tree();
-        long rss = 0, threads = 0, ticks = 0, alive = 0;
+        int read_cpu = tick >= next_cpu_tick;
+        long cpu_started = read_cpu ? thread_cpu_ns() : 0;
+        if (tick == 100 || (tick > 0 && tick % REFRESH_TICKS == 0)) refresh_tree();
+        long rss_kb = 0, threads = 0, ticks = 0, alive = 0, hwm = -1;
         for (int i = 0; i < nprocs; i++) {
-            long r, t, c; int pp;
-            if (procs[i].fd >= 0 && read_stat(procs[i].fd, &r, &t, &c, &pp) == 0) {
-                rss += r; threads += t; ticks += c; alive++;
-            } else if (procs[i].fd >= 0) {
-                close(procs[i].fd); procs[i].fd = -1;
+            proc_t *pr = &procs[i];
+            long r, h, t, c, unused_rss, unused_threads; int pp;
+            if (pr->fd < 0) continue;
+            if (read_status(pr->status_fd, &r, &h, &t) != 0) {
+                close(pr->fd); close(pr->status_fd); pr->fd = pr->status_fd = -1;
+                continue;
             }
+            if (read_cpu && read_stat(pr->fd, &unused_rss, &unused_threads, &c, &pp) == 0)
+                pr->ticks = c;
+            rss_kb += r; threads += t; ticks += pr->ticks; alive++;
+            if (pr->pid == root) hwm = h;
         }
         if (!alive) break;
-        /* VmHWM only moves up: every 5th tick is enough next to the sampled RSS */
-        if (tick % HWM_TICKS == 0 && status_fd >= 0) hwm = read_hwm_kb(status_fd);
+        if (read_cpu) {
+            long cost = thread_cpu_ns() - cpu_started;
+            cpu_every = cost / CPU_BUDGET_NS > CPU_TICKS ? cost / CPU_BUDGET_NS : CPU_TICKS;
+            next_cpu_tick = tick + cpu_every;
+        }
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         long t_us = (now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000;
-        fprintf(out, "%ld %ld %ld %ld %ld\n", t_us, rss * page_size, threads, ticks, hwm);
-        if (limit > 0 && rss * page_size > limit) {
+        fprintf(out, "%ld %ld %ld %ld %ld\n", t_us, rss_kb * 1024, threads, ticks, hwm);
+        if (limit > 0 && rss_kb * 1024 > limit) {
             kill(-root, SIGKILL);
             fprintf(out, "limit\n");
             break;

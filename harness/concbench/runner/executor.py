@@ -115,15 +115,28 @@ def _wait(pid: int, watch: _Watch) -> None:
     watch.exited.set()
 
 
+def not_started(argv: list[str], err: OSError) -> ProcessOutcome:
+    """The outcome of a command that could not even start (shown as a crash, exit 127)."""
+    return ProcessOutcome(
+        exit_code=127, term_signal=None, wall_s=0.0, timed_out=False, mem_limited=False,
+        messages=[], protocol_errors=[], stderr_tail=f"cannot start {argv[0]}: {err}; "
+        "rebuild with ./concbench build --force", ru_maxrss_bytes=0, cpu_user_s=0.0,
+        cpu_sys_s=0.0, ctx_voluntary=0, ctx_involuntary=0, peak_rss_sampled=0, peak_threads=0,
+        final_threads=0, samples=[], marks={}, sampler_cpu_s=0.0, sampler_kind="none")
+
+
 def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
             rss_limit: int | None = None) -> ProcessOutcome:
     """Run argv to completion (or until the timeout / memory limit) and report what happened."""
     watch = _Watch()
     sampler_exe = binary()  # compiled before the contender starts, not while it runs
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as err:
+        return not_started(argv, err)
     pgid = proc.pid  # start_new_session: the child leads its own group
 
     sampler = make_sampler(sampler_exe, proc.pid, started, rss_limit)
