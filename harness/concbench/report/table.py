@@ -48,18 +48,28 @@ def _reference_time(cells: list[CellResult], cell: CellResult, reference: str) -
     return None
 
 
+def _jvm_threads(cell: CellResult) -> str:
+    """Seed 000's thread columns: live / non-daemon threads as the JVM sees them."""
+    live = _median(cell, "result.jvm_threads")
+    nondaemon = _median(cell, "result.jvm_nondaemon_threads")
+    if live is None or nondaemon is None:
+        return "—"
+    return f"{live:.0f} / {nondaemon:.0f}"
+
+
 def _row(cell: CellResult, varying: list[str], ref_time: float | None,
-         with_ref: bool) -> tuple[str, ...]:
+         with_ref: bool, with_jvm: bool) -> tuple[str, ...]:
     unit = cell.metadata.get("throughput_unit", "")
     head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
     status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
     if not cell.stats:
-        blanks = ["—"] * (8 + with_ref)
+        blanks = ["—"] * (8 + with_ref + with_jvm)
         return (*head, *blanks, status[:160])
     time = _median(cell, "elapsed_s")
     cols = [units.seconds(time), _ci(cell), units.percent(cell.efficiency),
             units.rate(_median(cell, "throughput_per_s"), unit),
             units.size(_median(cell, "peak_rss_bytes")), units.count(_median(cell, "peak_threads")),
+            *((_jvm_threads(cell),) if with_jvm else ()),
             f"{_median(cell, 'cpu_s'):.2f}" if "cpu_s" in cell.stats else "—",
             str(cell.stats["elapsed_s"].n) if "elapsed_s" in cell.stats else "0"]
     if with_ref:
@@ -75,11 +85,13 @@ def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Ta
     for workload, group in by_workload.items():
         varying = _varying(group)
         with_ref = reference is not None
+        with_jvm = any("result.jvm_threads" in c.stats for c in group)
         headers = ("contender", *varying, "time (median)", "95% CI", "efficiency",
-                   "throughput", "peak RSS", "peak threads", "CPU s", "n",
+                   "throughput", "peak RSS", "peak threads",
+                   *(("JVM threads live / non-daemon",) if with_jvm else ()), "CPU s", "n",
                    *((f"vs {reference}",) if with_ref else ()), "status")
         rows = tuple(_row(c, varying, _reference_time(group, c, reference) if reference else None,
-                          with_ref) for c in group)
+                          with_ref, with_jvm) for c in group)
         fixed = {k: v for k, v in group[0].params.items() if k not in varying}
         found.append(Table(workload, headers, rows, fixed))
     return found
