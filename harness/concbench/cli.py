@@ -20,8 +20,9 @@ def _contenders() -> dict[str, manifest.Contender]:
     return manifest.discover(paths.contenders_dir())
 
 
-def _exports(json_f: str | None, csv_f: str | None, md_f: str | None) -> dict[str, Path]:
-    given = {"json": json_f, "csv": csv_f, "markdown": md_f}
+def _exports(json_f: str | None, csv_f: str | None, md_f: str | None,
+             html_f: str | None = None) -> dict[str, Path]:
+    given = {"json": json_f, "csv": csv_f, "markdown": md_f, "html": html_f}
     return {k: Path(v) for k, v in given.items() if v}
 
 
@@ -51,6 +52,8 @@ _run_options = [
     click.option("--export-csv", type=click.Path(dir_okay=False), help="also write CSV here"),
     click.option("--export-markdown", type=click.Path(dir_okay=False),
                  help="also write Markdown here"),
+    click.option("--export-html", type=click.Path(dir_okay=False),
+                 help="also write the self-contained HTML report here"),
     click.option("--resume", metavar="RUN_ID", help="continue an interrupted run: its stored "
                  "plan is used and finished cells are kept"),
 ]
@@ -109,7 +112,7 @@ def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool) -> N
 @run_options
 def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: tuple[str, ...],
         runs, warmup, iterations, timeout, mem_limit, reference, export_json, export_csv,
-        export_markdown, resume) -> None:
+        export_markdown, export_html, resume) -> None:
     """Run one workload on the contenders that implement it."""
     spec = workloads.get(workload)
     all_c = _contenders()
@@ -123,14 +126,14 @@ def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: t
                           parse_assignments(scans, "--scan"))
         plan = Plan(spec.name, tuple(cells), settings)
     _check_reference(plan)
-    session.execute(plan, _exports(export_json, export_csv, export_markdown), resume)
+    session.execute(plan, _exports(export_json, export_csv, export_markdown, export_html), resume)
 
 
 @cli.command()
 @click.argument("name", required=False)
 @run_options
 def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, reference,
-          export_json, export_csv, export_markdown, resume) -> None:
+          export_json, export_csv, export_markdown, export_html, resume) -> None:
     """Run a named suite (without NAME: list the suites)."""
     found = suites.available(paths.suites_dir())
     if name is None:
@@ -146,7 +149,24 @@ def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, refere
                      "rss_limit": parse_size(mem_limit) if mem_limit else None}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _check_reference(plan)
-    session.execute(plan, _exports(export_json, export_csv, export_markdown), resume)
+    session.execute(plan, _exports(export_json, export_csv, export_markdown, export_html), resume)
+
+
+@cli.command()
+@click.argument("results", nargs=-1, required=True)
+@click.option("--html", "html_f", type=click.Path(dir_okay=False),
+              help="write the self-contained HTML report here")
+def report(results: tuple[str, ...], html_f: str | None) -> None:
+    """Tables of RESULTS… (results.json files, run folders or run ids), or reports of them."""
+    from concbench.report import html, sources
+    docs = sources.load_all(results)
+    if html_f:
+        Path(html_f).parent.mkdir(parents=True, exist_ok=True)
+        Path(html_f).write_text(html.render(docs))
+        ui.err.print(f"report: {html_f}")
+    if not html_f:
+        for doc, _ in docs:
+            ui.print_tables(doc)
 
 
 def main() -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from concbench.export import bench_of_chan_csv, csv_format, json_format, markdown_format
+from concbench.export import (bench_of_chan_csv, csv_format, html_format, json_format,
+                              markdown_format)
 from concbench.results.model import ResultsDocument
 
 Serializer = Callable[[ResultsDocument], bytes]
@@ -16,5 +17,6 @@ FORMATS: dict[str, tuple[str, Serializer]] = {
     "json": ("results.json", json_format.serialize),
     "csv": ("results.csv", csv_format.serialize),
     "markdown": ("results.md", markdown_format.serialize),
+    "html": ("results.html", html_format.serialize),
     "bench-of-chan-csv": ("bench-of-chan.csv", bench_of_chan_csv.serialize),
 }

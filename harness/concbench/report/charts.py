@@ -1,0 +1,144 @@
+"""Charts of the report views, drawn with matplotlib (Agg, no display) to SVG or PNG bytes.
+
+Scans are lines over the size with 95% CI error bars, on log axes where the values span two
+decades or more; cells compared side by side are grouped bars. A cell that is not ok is drawn
+as a red × at the foot of the axes with its status written beside it: never as a value.
+SVG text is kept as text (svg.fonttype none) so the page can be searched and tested.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Callable, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.transforms import blended_transform_factory  # noqa: E402
+
+from concbench.report import units  # noqa: E402
+from concbench.report.views import Chart, Metric, Series  # noqa: E402
+
+plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench", "font.size": 9,
+                     "axes.spines.top": False, "axes.spines.right": False})
+FAILED_COLOR = "#c0392b"
+_LATENCY = Metric("latency_ms", "latency (ms)", "count")
+SIZE = (6.4, 3.4)
+
+
+def formatter(kind: str) -> Callable[[float, int], str]:
+    def fmt(v: float, _pos: int = 0) -> str:
+        if kind == "s":
+            return units.seconds(v)
+        if kind == "B":
+            return units.size(v)
+        if kind == "rate":
+            return units.rate(v, "").replace("/s", "").strip() or "0"
+        return f"{v:,.0f}" if abs(v) >= 1 or v == 0 else f"{v:.2g}"
+    return fmt
+
+
+def spans_decades(values: Sequence[float], decades: float = 2.0) -> bool:
+    """True when the positive values span at least that many powers of ten."""
+    pos = [v for v in values if v is not None and v > 0]
+    return len(pos) > 1 and math.log10(max(pos) / min(pos)) >= decades
+
+
+def to_bytes(fig: plt.Figure, fmt: str) -> bytes:
+    buf = io.BytesIO()
+    meta = {"Date": None} if fmt == "svg" else None
+    fig.savefig(buf, format=fmt, bbox_inches="tight", metadata=meta, dpi=110)
+    plt.close(fig)
+    data = buf.getvalue()
+    if fmt == "svg":
+        data = data[data.index(b"<svg"):]
+    return data
+
+
+def _mark_failed(ax: plt.Axes, x: float, status: str) -> None:
+    where = blended_transform_factory(ax.transData, ax.transAxes)
+    ax.plot([x], [0.03], marker="x", color=FAILED_COLOR, markersize=9, mew=2, transform=where,
+            clip_on=False, linestyle="none")
+    ax.text(x, 0.07, status, color=FAILED_COLOR, transform=where, rotation=90, ha="center",
+            va="bottom", fontsize=8)
+
+
+def _scan(ax: plt.Axes, chart: Chart) -> None:
+    xs_all = [p.x for s in chart.series for p in s.points]
+    ys_all = [p.y for s in chart.series for p in s.points if p.y is not None]
+    if spans_decades(xs_all):
+        ax.set_xscale("log")
+    if spans_decades(ys_all):
+        ax.set_yscale("log")
+    for series in chart.series:
+        ok = [p for p in series.points if p.y is not None]
+        if ok:
+            err = [[max(p.y - (p.lo if p.lo is not None else p.y), 0) for p in ok],
+                   [max((p.hi if p.hi is not None else p.y) - p.y, 0) for p in ok]]
+            ax.errorbar([p.x for p in ok], [p.y for p in ok], yerr=err, marker="o",
+                        capsize=3, label=series.label)
+        for p in series.points:
+            if p.y is None:
+                _mark_failed(ax, p.x, f"{series.label}: {p.status}")
+    ax.set_xlabel(chart.xlabel or "")
+
+
+def _bars(ax: plt.Axes, chart: Chart) -> None:
+    groups: list[str] = []
+    for s in chart.series:
+        groups += [p.x for p in s.points if p.x not in groups]
+    width = 0.8 / max(len(chart.series), 1)
+    for i, series in enumerate(chart.series):
+        for p in series.points:
+            x = groups.index(p.x) - 0.4 + width * (i + 0.5)
+            if p.y is None:
+                _mark_failed(ax, x, f"{series.label}: {p.status}")
+                continue
+            err = None
+            if p.lo is not None and p.hi is not None:
+                err = [[max(p.y - p.lo, 0)], [max(p.hi - p.y, 0)]]
+            ax.bar([x], [p.y], width=width * 0.9, yerr=err, capsize=3,
+                   color=f"C{i % 10}", label=series.label if p is series.points[0] else None)
+    ax.set_xticks(range(len(groups)), groups)
+
+
+def render(chart: Chart, fmt: str = "svg") -> bytes:
+    fig, ax = plt.subplots(figsize=SIZE)
+    (_scan if chart.xlabel else _bars)(ax, chart)
+    ax.set_title(chart.title, loc="left")
+    ax.yaxis.set_major_formatter(FuncFormatter(formatter(chart.metric.kind)))
+    if ax.get_yscale() == "linear":
+        ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    handles, _ = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return to_bytes(fig, fmt)
+
+
+def latency(series: Sequence[Series], fmt: str = "svg") -> bytes:
+    """Grouped bars of latency percentiles (x: percentile, one bar per contender)."""
+    chart = Chart("latency percentiles (ms)", _LATENCY, None, tuple(series))
+    return render(chart, fmt)
+
+
+def timeseries(rows: list[tuple[float, float, float, float]], title: str,
+               fmt: str = "svg") -> bytes:
+    """RSS, threads and CPU seconds against time of one run (rows: t, rss, threads, cpu)."""
+    fig, axes = plt.subplots(1, 3, figsize=(9.6, 2.6))
+    t = [r[0] for r in rows]
+    for ax, col, name, kind in zip(axes, (1, 2, 3), ("RSS", "threads", "CPU s"),
+                                   ("B", "count", "s")):
+        ax.plot(t, [r[col] for r in rows], drawstyle="steps-post", lw=1.2)
+        ax.set_title(name, loc="left")
+        ax.set_xlabel("time (s)")
+        ax.yaxis.set_major_formatter(FuncFormatter(formatter(kind)))
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(title, x=0.01, ha="left", fontsize=9)
+    fig.tight_layout()
+    return to_bytes(fig, fmt)
+

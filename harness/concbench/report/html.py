@@ -1,0 +1,136 @@
+"""The self-contained HTML report: one file, every chart an inline SVG, no network needed.
+
+Per workload: the summary table (the rows of report.table, so every view shows the same
+figures), charts of the headline metric, peak RSS and threads against the scanned size,
+the scaling fits, latency percentiles for server workloads, and the sampled time series of
+RSS / threads / CPU of one run per cell, chosen from a list. Then the machine, toolchains
+and every warning. Failed cells show their status, never a number.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from concbench.report import charts, scaling_table
+from concbench.report.table import Table, tables
+from concbench.report.views import Point, Series, WorkloadView, representative_run, \
+    workload_views
+from concbench.results.model import CellResult, ResultsDocument
+
+TEMPLATES = Path(__file__).parent / "templates"
+MAX_SAMPLES = 400
+PERCENTILES = ("p50", "p90", "p99", "p999")
+
+
+@dataclass(frozen=True)
+class SeriesPanel:
+    """The time series of one cell's representative run."""
+
+    label: str
+    svg: Markup | None
+    note: str
+    """Which run it is, or why there is none."""
+
+
+def _svg(data: bytes) -> Markup:
+    return Markup(data.decode())
+
+
+def read_samples(path: Path) -> list[tuple[float, float, float, float]]:
+    """The sampler's CSV (t_s, rss_bytes, threads, cpu_s), thinned to MAX_SAMPLES rows."""
+    try:
+        with path.open() as f:
+            rows = [(float(r["t_s"]), float(r["rss_bytes"]), float(r["threads"]),
+                     float(r["cpu_s"])) for r in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return []
+    step = max(1, len(rows) // MAX_SAMPLES)
+    return rows[::step] + ([rows[-1]] if rows and (len(rows) - 1) % step else [])
+
+
+def series_panel(cell: CellResult, folder: Path | None) -> SeriesPanel:
+    name = f"{cell.contender} · " + ", ".join(f"{k}={v}" for k, v in cell.params.items())
+    chosen = representative_run(cell)
+    if chosen is None:
+        return SeriesPanel(name, None, f"{cell.status}: no ok run to show")
+    index, run = chosen
+    if folder is None or not run.samples_file:
+        return SeriesPanel(name, None, "no samples recorded")
+    rows = read_samples(folder / run.samples_file)
+    if not rows:
+        return SeriesPanel(name, None, f"samples file {run.samples_file} not found")
+    note = f"run {index + 1} of {len(cell.runs)} (median wall time), {run.samples_file}"
+    return SeriesPanel(name, _svg(charts.timeseries(rows, name)), note)
+
+
+def latency_series(cells: tuple[CellResult, ...]) -> list[Series]:
+    """Median over ok runs of each latency percentile, per cell."""
+    found = []
+    for cell in cells:
+        per_run = [r.load["latency_ms"] for r in cell.runs
+                   if r.status == "ok" and r.load and r.load.get("latency_ms")]
+        points = []
+        for pct in PERCENTILES:
+            values = [float(lat[pct]) for lat in per_run if lat.get(pct) is not None]
+            med = statistics.median(values) if values else None
+            points.append(Point(pct, med, None, None,
+                                "ok" if med is not None else cell.status))
+        found.append(Series(cell.contender, tuple(points)))
+    return found
+
+
+@dataclass(frozen=True)
+class Section:
+    view: WorkloadView
+    table: Table
+    charts: tuple[Markup, ...]
+    fit_rows: list[tuple[str, ...]]
+    latency: Markup | None
+    panels: tuple[SeriesPanel, ...]
+
+
+def section(view: WorkloadView, table: Table, folder: Path | None) -> Section:
+    latency = None
+    if view.servers:
+        lat = latency_series(view.cells)
+        if any(p.y is not None for s in lat for p in s.points):
+            latency = _svg(charts.latency(lat))
+    return Section(view, table, tuple(_svg(charts.render(c)) for c in view.charts),
+                   scaling_table.rows(view.fits), latency,
+                   tuple(series_panel(c, folder) for c in view.cells))
+
+
+def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
+    found = [f"{c.workload} / {c.contender}: {w}" for c in doc.cells for w in c.warnings]
+    for view in views:
+        found += scaling_table.warnings(view.fits)
+    return found
+
+
+def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, object]:
+    views = workload_views(list(doc.cells))
+    by_name = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
+    return {"doc": doc, "sections": [section(v, by_name[v.workload], folder) for v in views],
+            "warnings": _warnings(doc, views),
+            "scaling_headers": scaling_table.HEADERS}
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["status_class"] = lambda s: "ok" if s == "ok" else "failed"
+    return env
+
+
+def render(docs: list[tuple[ResultsDocument, Path | None]]) -> str:
+    """The report of one or more results documents, each with its run folder (for samples)."""
+    contexts = [document_context(doc, folder) for doc, folder in docs]
+    title = "concbench report: " + ", ".join(doc.run_id for doc, _ in docs)
+    return _environment().get_template("report.html.j2").render(title=title, documents=contexts)

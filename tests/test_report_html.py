@@ -1,0 +1,62 @@
+"""The HTML report: self-contained, every workload's table and charts, statuses not numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from concbench.report import html
+from sample_doc import sample_document
+
+
+def _render() -> str:
+    return html.render([(sample_document(), None)])
+
+
+def test_report_is_self_contained_with_inline_charts():
+    page = _render()
+    assert page.startswith("<!DOCTYPE html>")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page), "no network resources"
+    assert "<script src" not in page and "<link" not in page
+    section = page[page.index('data-workload="sleep-tasks"'):]
+    assert section.count("<svg") >= 3  # headline, peak RSS, threads
+    assert "time per iteration" in section and "peak RSS" in section
+
+
+def test_failed_cells_show_their_status():
+    page = _render()
+    rows = re.findall(r'<tr class="failed" data-status="([^"]+)">(.*?)</tr>', page)
+    assert {s for s, _ in rows} == {"timeout", "unavailable"}
+    for _, row in rows:
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        assert all(c in ("—", "java-platform", "rust-tokio", "10000") for c in cells[:-1])
+    assert "timeout: still running after 20 s" in page
+    assert "rust-tokio: unavailable" in page  # marked on the charts too
+
+
+def test_scaling_fits_machine_and_warnings_are_shown():
+    page = _render()
+    assert "Scaling over tasks" in page and "/task" in page
+    assert "Test CPU" in page and "go1.26" in page
+    assert "Warnings" in page
+
+
+def test_run_writes_results_html_and_export_html(fake_bench, tmp_path):
+    target = tmp_path / "out" / "report.html"
+    res = fake_bench("run", "fanout", "--contender", "fake-good", "--contender", "fake-crash",
+                     "--scan", "requests=10,100", "--param", "user-ms=1", "--runs", "2",
+                     "--export-html", str(target))
+    assert res.code == 0, res.stderr
+    page = target.read_text()
+    folder = next((fake_bench.root / "results").glob("*/results.html"))
+    assert folder.read_text() == page
+    assert 'data-status="crash"' in page and "timeseries" in page
+    again = tmp_path / "again.html"
+    res = fake_bench("report", str(folder.parent), "--html", str(again))
+    assert res.code == 0, res.stderr
+    assert again.read_text().count("<svg") == page.count("<svg")
+
+
+def test_report_of_a_missing_file_is_a_user_error(fake_bench, tmp_path):
+    res = fake_bench("report", str(tmp_path / "nothing"), "--html", str(tmp_path / "r.html"))
+    assert res.code == 2 and "no results at" in res.stderr and "Traceback" not in res.stderr
