@@ -1,0 +1,146 @@
+"""Comparing two result sets cell by cell: the ratio NEW / BASE with its 95% confidence
+interval and a test of significance, for time and for memory.
+
+Method (ratio of geometric means, Welch):
+- the samples are the measurements of each side (time: every measured iteration's elapsed_s of
+  every ok run; memory: each ok run's RSS at the all-spawned mark, else its peak RSS, as in
+  concbench.stats.scans.points), taken on a log scale, where a ratio becomes a difference;
+- ratio = exp(mean(log new) − mean(log base)), the ratio of geometric means;
+- its 95% CI is exp(d ± t(0.975, ν)·se) with se = √(s₁²/n₁ + s₂²/n₂) and ν the
+  Welch–Satterthwaite degrees of freedom (Welch, 1947);
+- the test is Welch's unequal-variances t-test on the logs (two-sided), so "significant" at
+  α = 0.05 means exactly that the interval excludes 1. With `test="mann-whitney"` the p-value
+  is the two-sided Mann–Whitney U test's instead (scipy's exact or asymptotic method); it needs
+  more measurements (with 3 against 3 its smallest p is 0.1, never significant).
+A comparison with fewer than 2 measurements on a side is reported, never called significant.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from scipy import stats as scipy_stats
+
+from concbench.results.model import CellResult, ResultsDocument
+from concbench.stats.scans import points
+
+ALPHA = 0.05
+METRICS = ("time", "memory")
+TESTS = ("welch", "mann-whitney")
+
+
+@dataclass(frozen=True)
+class RatioTest:
+    """The comparison of two samples of one metric."""
+
+    base_median: float
+    new_median: float
+    ratio: float
+    """Ratio of geometric means, new / base."""
+    ci95: tuple[float, float] | None
+    """Welch 95% interval of the ratio; None with fewer than 2 measurements on a side."""
+    p_value: float | None
+    """Two-sided p of the chosen test; None when it cannot be computed."""
+    significant: bool
+    n_base: int
+    n_new: int
+
+
+@dataclass(frozen=True)
+class CellComparison:
+    """One cell and metric in both result sets."""
+
+    workload: str
+    contender: str
+    params: dict[str, Any]
+    metric: str
+    """time | memory."""
+    status: str
+    """ok, or why there are no numbers (e.g. "new: timeout", "only in base")."""
+    test: RatioTest | None
+    """None unless status is ok."""
+
+    @property
+    def verdict(self) -> str:
+        if self.test is None:
+            return self.status
+        if not self.test.significant:
+            return "not significant"
+        lower = self.test.ratio < 1
+        if self.metric == "time":
+            return "faster" if lower else "slower"
+        return "smaller" if lower else "larger"
+
+
+def _welch(lb: list[float], ln: list[float]) -> tuple[float, float, float]:
+    """Difference of means of logs, its standard error and Welch–Satterthwaite ν."""
+    d = statistics.fmean(ln) - statistics.fmean(lb)
+    vb, vn = statistics.variance(lb) / len(lb), statistics.variance(ln) / len(ln)
+    se = math.sqrt(vb + vn)
+    if se == 0:
+        return d, 0.0, float(len(lb) + len(ln) - 2)
+    nu = (vb + vn) ** 2 / (vb ** 2 / (len(lb) - 1) + vn ** 2 / (len(ln) - 1))
+    return d, se, nu
+
+
+def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch") -> RatioTest:
+    lb = [math.log(v) for v in base if v > 0]
+    ln = [math.log(v) for v in new if v > 0]
+    ratio = math.exp(statistics.fmean(ln) - statistics.fmean(lb))
+    medians = (statistics.median(base), statistics.median(new))
+    if len(lb) < 2 or len(ln) < 2:
+        return RatioTest(*medians, ratio, None, None, False, len(lb), len(ln))
+    d, se, nu = _welch(lb, ln)
+    if se == 0:
+        p = 1.0 if d == 0 else 0.0
+        ci = (ratio, ratio)
+    else:
+        half = float(scipy_stats.t.ppf(0.975, nu)) * se
+        ci = (math.exp(d - half), math.exp(d + half))
+        p = float(2 * scipy_stats.t.sf(abs(d) / se, nu))
+    if test == "mann-whitney":
+        p = 1.0 if lb == ln else float(scipy_stats.mannwhitneyu(ln, lb, alternative="two-sided")
+                                       .pvalue)
+    return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
+
+
+def _compare_cell(base: CellResult | None, new: CellResult | None, metric: str,
+                  test: str) -> CellComparison:
+    cell = new or base
+    assert cell is not None
+    head = (cell.workload, cell.contender, dict(cell.params), metric)
+    if base is None or new is None:
+        return CellComparison(*head, "only in new" if base is None else "only in base", None)
+    bad = [f"{side}: {c.status}" for side, c in (("base", base), ("new", new))
+           if c.status != "ok"]
+    if bad:
+        return CellComparison(*head, "; ".join(bad), None)
+    pb, pn = points(base, metric), points(new, metric)
+    if not pb or not pn:
+        return CellComparison(*head, "no measurements", None)
+    return CellComparison(*head, "ok", ratio_test(pb, pn, test))
+
+
+def compare(base: ResultsDocument, new: ResultsDocument, test: str = "welch",
+            metrics: Sequence[str] = METRICS) -> list[CellComparison]:
+    """Every cell of either set, in the order of BASE then cells only in NEW."""
+    base_cells = {c.key: c for c in base.cells}
+    new_cells = {c.key: c for c in new.cells}
+    keys = list(base_cells) + [k for k in new_cells if k not in base_cells]
+    return [_compare_cell(base_cells.get(k), new_cells.get(k), m, test)
+            for k in keys for m in metrics]
+
+
+def notes(base: ResultsDocument, new: ResultsDocument) -> list[str]:
+    """Differences between the two sets that a reader should know about."""
+    found = []
+    if base.plan.get("name") != new.plan.get("name"):
+        found.append(f"different plans: {base.plan.get('name')} vs {new.plan.get('name')}")
+    for key in ("cpu_model", "logical_cores", "memory_bytes", "kernel"):
+        if base.machine.get(key) != new.machine.get(key):
+            found.append(f"machines differ in {key}: {base.machine.get(key)} vs "
+                         f"{new.machine.get(key)}")
+    return found

@@ -1,0 +1,47 @@
+"""`concbench compare`: which two result sets, the comparison, where it is shown, baselines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from concbench import baselines, compare, ui
+from concbench.errors import UserError
+from concbench.report import compare_table, sources
+from concbench.results.model import ResultsDocument
+
+
+def _sides(results: tuple[str, ...], baseline: str | None,
+           save_as: str | None) -> tuple[tuple[ResultsDocument, str] | None, ResultsDocument,
+                                         str]:
+    """(base and its name, or None when only saving), new, new's name."""
+    if baseline:
+        if len(results) != 1:
+            raise UserError("with --baseline NAME give exactly one result set: the new one")
+        new, _ = sources.load(results[0])
+        return (baselines.load(baseline), f"baseline {baseline}"), new, new.run_id
+    if len(results) == 1 and save_as:
+        new, _ = sources.load(results[0])
+        return None, new, new.run_id
+    if len(results) != 2:
+        raise UserError("give BASE and NEW (results.json files, run folders or run ids), or "
+                        "NEW with --baseline NAME")
+    base, _ = sources.load(results[0])
+    new, _ = sources.load(results[1])
+    return (base, base.run_id), new, new.run_id
+
+
+def run(results: tuple[str, ...], baseline: str | None, save_as: str | None,
+        markdown_path: str | None, test: str) -> None:
+    base, new, new_name = _sides(results, baseline, save_as)
+    if base is not None:
+        base_doc, base_name = base
+        found = compare.compare(base_doc, new, test)
+        notes = compare.notes(base_doc, new)
+        compare_table.print_terminal(ui.out, found, base_name, new_name, notes)
+        if markdown_path:
+            text = compare_table.markdown(found, base_name, new_name, notes, test)
+            Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(markdown_path).write_text(text)
+            ui.err.print(f"comparison: {markdown_path}")
+    if save_as:
+        ui.err.print(f"saved baseline {save_as}: {baselines.save(save_as, new)}")

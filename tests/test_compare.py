@@ -1,0 +1,114 @@
+"""compare: ratios, intervals and significance against known samples; golden outputs;
+baselines through the command line."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from concbench import workloads
+from concbench.compare import compare, ratio_test
+from concbench.report import compare_table
+from concbench.results import io
+from concbench.stats.cell import aggregate, unavailable
+from sample_doc import _run, sample_document
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _check_golden(name: str, produced: str) -> None:
+    golden = GOLDEN / name
+    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
+        golden.write_text(produced)
+    assert produced == golden.read_text(), "regenerate with CONCBENCH_UPDATE_GOLDEN=1"
+
+
+def _new_document():
+    """The sample, re-measured: go at 1000 tasks 20% slower, the java timeout now ok."""
+    doc = sample_document()
+    spec = workloads.get("sleep-tasks")
+    meta = {"throughput_unit": "tasks"}
+    small = spec.resolve({"tasks": 1000, "sleep-ms": 100, "pool-size": 100})
+    big = spec.resolve({"tasks": 10000, "sleep-ms": 100, "pool-size": 100})
+    cells = (
+        aggregate(spec, "go", small, False, [_run([122.0], 12, 5), _run([123.5], 12, 5),
+                                             _run([121.0], 13, 5)], meta),
+        doc.cells[1],
+        aggregate(spec, "go", big, False, [_run([119.0], 40, 5), _run([121.0], 41, 5)], meta),
+        aggregate(spec, "java-platform", big, True, [_run([1250.0], 90, 130),
+                                                     _run([1260.0], 91, 130)], meta),
+        unavailable(spec, "rust-tokio", big, False, "cargo not found: install Rust", meta),
+    )
+    return replace(doc, run_id="20260102-000000-sample", cells=cells)
+
+
+def test_ratio_interval_and_p_match_welch_on_logs():
+    base, new = [100.0, 102.0, 98.0, 101.0], [120.0, 119.0, 123.0, 121.0]
+    t = ratio_test(base, new)
+    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))  # noqa: E731
+    assert t.ratio == pytest.approx(gm(new) / gm(base))
+    assert t.ci95[0] < t.ratio < t.ci95[1] and t.ci95[0] > 1
+    from scipy.stats import ttest_ind
+    p = ttest_ind([math.log(v) for v in new], [math.log(v) for v in base], equal_var=False).pvalue
+    assert t.p_value == pytest.approx(p) and t.significant
+
+
+def test_a_set_compared_with_itself_has_no_significant_change():
+    doc = sample_document()
+    found = compare(doc, doc)
+    assert all(c.verdict == "not significant" for c in found if c.test)
+    assert all(c.test.ratio == pytest.approx(1.0) for c in found if c.test)
+    failed = {(c.contender, c.params["tasks"]): c.verdict for c in found if c.test is None}
+    assert failed[("java-platform", 10000)] == "base: timeout; new: timeout"
+    assert failed[("rust-tokio", 10000)] == "base: unavailable; new: unavailable"
+
+
+def test_one_measurement_is_never_significant_and_mann_whitney_needs_more():
+    assert not ratio_test([1.0], [2.0]).significant
+    assert ratio_test([1.0], [2.0]).ci95 is None
+    mw = ratio_test([1.0, 1.1, 1.05], [2.0, 2.1, 2.05], test="mann-whitney")
+    assert mw.p_value == pytest.approx(0.1) and not mw.significant
+
+
+def test_comparison_markdown_matches_golden_file():
+    base, new = sample_document(), _new_document()
+    text = compare_table.markdown(compare(base, new), base.run_id, new.run_id, [], "welch")
+    _check_golden("compare.md", text)
+    go_row = next(line for line in text.splitlines() if "| go | tasks=1000 | time" in line)
+    assert "slower" in go_row
+
+
+def test_comparison_terminal_output_matches_golden_file():
+    base, new = sample_document(), _new_document()
+    console = Console(record=True, width=170, color_system=None, force_terminal=False)
+    compare_table.print_terminal(console, compare(base, new), base.run_id, new.run_id,
+                                 ["different plans: a vs b"])
+    _check_golden("compare.txt", console.export_text())
+
+
+def _write(tmp_path: Path, doc) -> str:
+    path = tmp_path / doc.run_id / "results.json"
+    io.write_atomically(path, io.to_json(doc))
+    return str(path)
+
+
+def test_compare_command_and_baselines(fake_bench, tmp_path):
+    base = _write(tmp_path, sample_document())
+    new = _write(tmp_path, _new_document())
+    res = fake_bench("compare", base, new, "--markdown", str(tmp_path / "c.md"))
+    assert res.code == 0, res.stderr
+    assert "slower" in res.stdout and "not significant" in res.stdout
+    assert "java-platform" in (tmp_path / "c.md").read_text()
+    assert fake_bench("compare", base, "--save-baseline", "main").code == 0
+    assert (fake_bench.root / "results" / "baselines" / "main.json").is_file()
+    res = fake_bench("compare", new, "--baseline", "main")
+    assert res.code == 0 and "baseline main" in res.stdout and "slower" in res.stdout
+    res = fake_bench("compare", new, "--baseline", "nope")
+    assert res.code == 2 and "saved baselines: main" in res.stderr
+    res = fake_bench("compare", new)
+    assert res.code == 2 and "give BASE and NEW" in res.stderr
