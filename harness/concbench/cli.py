@@ -156,17 +156,41 @@ def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, refere
 @click.argument("results", nargs=-1, required=True)
 @click.option("--html", "html_f", type=click.Path(dir_okay=False),
               help="write the self-contained HTML report here")
-def report(results: tuple[str, ...], html_f: str | None) -> None:
+@click.option("--markdown", "markdown_f", type=click.Path(dir_okay=False),
+              help="write seed-style Markdown tables here, charts in <name>-charts/ beside it")
+@click.option("--charts", "chart_fmt", type=click.Choice(["svg", "png"]), default="svg",
+              show_default=True, help="format of the charts beside the Markdown")
+def report(results: tuple[str, ...], html_f: str | None, markdown_f: str | None,
+           chart_fmt: str) -> None:
     """Tables of RESULTS… (results.json files, run folders or run ids), or reports of them."""
-    from concbench.report import html, sources
+    from concbench.report import html, markdown_report, sources
     docs = sources.load_all(results)
     if html_f:
         Path(html_f).parent.mkdir(parents=True, exist_ok=True)
         Path(html_f).write_text(html.render(docs))
         ui.err.print(f"report: {html_f}")
-    if not html_f:
+    if markdown_f:
+        written = markdown_report.write([d for d, _ in docs], Path(markdown_f), chart_fmt)
+        ui.err.print(f"markdown: {markdown_f} and {len(written) - 1} charts")
+    if not html_f and not markdown_f:
         for doc, _ in docs:
             ui.print_tables(doc)
+
+
+@cli.command()
+@click.argument("results", nargs=-1)
+@click.option("--baseline", metavar="NAME", help="compare RESULTS with this saved baseline")
+@click.option("--save-baseline", "save_as", metavar="NAME",
+              help="save the new result set as baseline NAME (after comparing, if asked to)")
+@click.option("--markdown", "markdown_f", type=click.Path(dir_okay=False),
+              help="also write the comparison as Markdown here")
+@click.option("--test", type=click.Choice(["welch", "mann-whitney"]), default="welch",
+              show_default=True, help="significance test")
+def compare(results: tuple[str, ...], baseline: str | None, save_as: str | None,
+            markdown_f: str | None, test: str) -> None:
+    """Compare BASE NEW cell by cell: ratio, 95% CI, significance (or NEW --baseline NAME)."""
+    from concbench import compare_command
+    compare_command.run(results, baseline, save_as, markdown_f, test)
 
 
 def main() -> None:

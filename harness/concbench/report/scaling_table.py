@@ -18,7 +18,14 @@ def per(param: str) -> str:
 
 
 def _fmt(value: float, unit: str) -> str:
-    return units.size(value) if unit == "B" else units.seconds(value)
+    """Sizes as usual; times with three significant digits down to nanoseconds."""
+    if unit == "B":
+        return units.size(value)
+    if abs(value) >= 1e-3:
+        return units.seconds(value)
+    if abs(value) >= 1e-6:
+        return f"{value * 1e6:.3g} µs"
+    return f"{value * 1e9:.3g} ns"
 
 
 def row(f: ScanFit) -> tuple[str, ...]:

@@ -1,0 +1,94 @@
+"""The Markdown report for a post: per workload the seed-style tables (contender rows, size
+columns), each followed by its chart as an SVG or PNG file beside the Markdown, the summary
+table, the scaling fits, the machine and toolchains, and every warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from concbench.export.markdown_format import render_table
+from concbench.report import charts, scaling_table
+from concbench.report.seed_tables import SeedTable, markdown, seed_tables
+from concbench.report.table import tables
+from concbench.report.views import chart
+from concbench.results.model import ResultsDocument
+from concbench.stats.scans import scan_fits
+
+CHART_FORMATS = ("svg", "png")
+
+
+def _machine(doc: ResultsDocument) -> str:
+    m = doc.machine
+    return (f"Machine: {m.get('cpu_model', '?')}, {m.get('logical_cores', '?')} cores, "
+            f"{(m.get('memory_bytes') or 0) / 2**30:.0f} GiB, {m.get('os', '?')}, kernel "
+            f"{m.get('kernel', '?')}. concbench {doc.concbench_revision}, plan "
+            f"{doc.plan.get('name', '?')}, {doc.plan.get('runs', '?')} runs per cell.")
+
+
+def _seed_section(table: SeedTable, chart_dir: str | None, fmt: str,
+                  files: dict[str, bytes]) -> list[str]:
+    title = table.metric.title + (f", {table.subset}" if table.subset else "")
+    lines = [f"#### {table.workload}: {title}", ""] + markdown(table) + [""]
+    if chart_dir is not None:
+        name = f"{chart_dir}/{table.slug}.{fmt}"
+        files[name] = charts.render(chart(list(table.cells), table.metric, table.size_param),
+                                    fmt)
+        lines += [f"![{table.workload}: {title}]({name})", ""]
+    return lines
+
+
+def _fits(doc: ResultsDocument, workload: str) -> list[str]:
+    fits = [f for f in scan_fits(doc.cells) if f.workload == workload]
+    if not fits:
+        return []
+    lines = [f"#### Scaling over {fits[0].size_param}: cost = a + b·N (least squares)", "",
+             "| " + " | ".join(scaling_table.HEADERS) + " |",
+             "|" + "|".join("---" for _ in scaling_table.HEADERS) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in scaling_table.rows(fits)]
+    return lines + [""] + [f"- {w}" for w in scaling_table.warnings(fits)] + \
+        ([""] if scaling_table.warnings(fits) else [])
+
+
+def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
+              files: dict[str, bytes]) -> list[str]:
+    lines = [f"## Run {doc.run_id}", "", _machine(doc), ""]
+    summaries = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
+    seeds = seed_tables(list(doc.cells))
+    for workload, summary in summaries.items():
+        lines += [f"### {workload}", ""]
+        for table in (t for t in seeds if t.workload == workload):
+            lines += _seed_section(table, chart_dir, fmt, files)
+        lines += ["#### Summary", ""] + render_table(summary)[2:] + _fits(doc, workload)
+    if doc.toolchains:
+        lines += ["### Toolchains", ""]
+        for name, tc in sorted(doc.toolchains.items()):
+            first = [v.splitlines()[0] for v in tc.get("versions", {}).values() if v]
+            lines.append(f"- {name}: {tc.get('status')}; {'; '.join(first) or tc.get('reason')}")
+        lines.append("")
+    notes = [f"- {c.workload} / {c.contender}: {w}" for c in doc.cells for w in c.warnings]
+    return lines + (["### Warnings", ""] + notes + [""] if notes else [])
+
+
+def render(docs: list[ResultsDocument], chart_dir: str | None = None,
+           fmt: str = "svg") -> tuple[str, dict[str, bytes]]:
+    """The Markdown text and the chart files it links to ({relative path: bytes})."""
+    files: dict[str, bytes] = {}
+    lines = ["# concbench results", ""]
+    for doc in docs:
+        lines += _document(doc, chart_dir, fmt, files)
+    return "\n".join(lines).rstrip("\n") + "\n", files
+
+
+def write(docs: list[ResultsDocument], target: Path, fmt: str = "svg") -> list[Path]:
+    """Write the Markdown and its charts (in <name>-charts/ beside it); the paths written."""
+    chart_dir = f"{target.stem}-charts"
+    text, files = render(docs, chart_dir, fmt)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    written = [target]
+    for rel, data in files.items():
+        path = target.parent / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written.append(path)
+    return written
