@@ -8,7 +8,9 @@ from rich.table import Table as RichTable
 
 from concbench.plan import CellPlan
 from concbench.report import units
+from concbench.report import scaling_table
 from concbench.report.table import tables
+from concbench.stats.scans import scan_fits
 from concbench.results.model import CellResult, ResultsDocument, RunResult
 
 # Wide when not a terminal (CI logs, pipes), so tables stay one line a row.
@@ -68,6 +70,27 @@ def print_tables(doc: ResultsDocument) -> None:
             out.print("[dim]" + ", ".join(f"{k}={v}" for k, v in table.fixed_params.items())
                       + "[/]")
         out.print(rich_table)
+    print_scaling(doc)
     for cell in doc.cells:
         for warning in cell.warnings:
             err.print(f"[yellow]warning[/] {cell.workload} · {cell.contender}: {warning}")
+
+
+def print_scaling(doc: ResultsDocument) -> None:
+    """Per-unit cost fitted over each scan (memory per task, time per request, ...)."""
+    fits = scan_fits(doc.cells)
+    if not fits:
+        return
+    by_workload: dict[str, list] = {}
+    for fit in fits:
+        by_workload.setdefault(fit.workload, []).append(fit)
+    for workload, group in by_workload.items():
+        rich_table = RichTable(title=f"{workload}: cost per unit, fitted over the scan "
+                               "(cost = a + b·N, least squares)", title_justify="left")
+        for header in scaling_table.HEADERS:
+            rich_table.add_column(header, overflow="fold")
+        for row in scaling_table.rows(group):
+            rich_table.add_row(*row)
+        out.print(rich_table)
+    for warning in scaling_table.warnings(fits):
+        err.print(f"[yellow]warning[/] {warning}")
