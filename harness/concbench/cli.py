@@ -66,8 +66,12 @@ def run_options(func):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-def cli() -> None:
+@click.option("--store", metavar="FILE|URL", help="the run store: an SQLite file or a "
+              "postgresql:// URL (default: CONCBENCH_STORE, else results/concbench.sqlite)")
+def cli(store: str | None) -> None:
     """concbench: fair, verified benchmarks of concurrency runtimes on this machine."""
+    if store:
+        os.environ["CONCBENCH_STORE"] = store
 
 
 @cli.command("list")
@@ -191,6 +195,21 @@ def compare(results: tuple[str, ...], baseline: str | None, save_as: str | None,
     """Compare BASE NEW cell by cell: ratio, 95% CI, significance (or NEW --baseline NAME)."""
     from concbench import compare_command
     compare_command.run(results, baseline, save_as, markdown_f, test)
+
+
+@cli.command()
+@click.option("--workload", help="only result sets with runs of this workload")
+@click.option("--contender", help="only result sets with runs of this contender")
+@click.option("--status", help="only runs with this status (ok, crash, timeout, invalid …)")
+@click.option("--since", metavar="DATE", help="only result sets created at or after (ISO date)")
+@click.option("--limit", type=click.IntRange(1, 100000), default=50, show_default=True)
+def history(workload: str | None, contender: str | None, status: str | None,
+            since: str | None, limit: int) -> None:
+    """Past result sets from the store (--store / CONCBENCH_STORE), newest first."""
+    from concbench import history as history_mod
+    from concbench.results.store import HistoryFilter
+    history_mod.show(ui.out, paths.store_location(),
+                     HistoryFilter(workload, contender, status, since, limit))
 
 
 def main() -> None:

@@ -1,0 +1,127 @@
+"""The store's history: SQLite by default, PostgreSQL by URL against a throwaway server
+started here with initdb / pg_ctl (skipped where those binaries are missing)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from concbench.results.store import HistoryFilter, PostgresStore, Store
+from sample_doc import sample_document
+
+SMALL = ["--param", "tasks=10", "--param", "sleep-ms=1", "--param", "pool-size=2", "--runs", "2"]
+
+
+def _pg_bin() -> Path | None:
+    for found in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if all(Path(found, b).exists() for b in ("postgres", "initdb", "pg_ctl")):
+            return Path(found)
+    on_path = shutil.which("pg_ctl")
+    return Path(on_path).parent if on_path and shutil.which("initdb") else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_postgres_user(cmd: list[str]) -> list[str]:
+    """postgres refuses to run as root: run it as the postgres user where we are root."""
+    if os.geteuid() != 0:
+        return cmd
+    if shutil.which("runuser") is None:
+        pytest.skip("running as root without runuser: cannot start postgres")
+    try:
+        import pwd
+        pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("running as root and there is no postgres user to start the server as")
+    return ["runuser", "-u", "postgres", "--", *cmd]
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    bin_dir = _pg_bin()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    root = Path(tempfile.mkdtemp(prefix="concbench-pg-"))
+    data = root / "data"
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    port = _free_port()
+    run = lambda *a: subprocess.run(_as_postgres_user(list(a)), check=True,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120)
+    run(str(bin_dir / "initdb"), "-D", str(data), "-U", "concbench", "--auth=trust",
+        "--no-sync", "-E", "UTF8")
+    run(str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"), "-w", "-o",
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off", "start")
+    try:
+        yield f"postgresql://concbench@127.0.0.1:{port}/postgres"
+    finally:
+        run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _fill(store: Store) -> None:
+    doc = sample_document()
+    store.begin(doc)
+    for cell in doc.cells:
+        store.add_cell(doc.run_id, cell)
+        store.add_cell(doc.run_id, cell)  # a resumed cell replaces its rows
+
+
+def test_sqlite_store_history_filters(tmp_path):
+    store = Store(str(tmp_path / "s.sqlite"))
+    _fill(store)
+    assert store.count_runs("20260101-000000-sample") == 8
+    (row,) = store.history(HistoryFilter())
+    assert row[0] == "20260101-000000-sample" and row[4:6] == (8, 7)
+    assert store.history(HistoryFilter(contender="java-platform"))[0][4:6] == (3, 2)
+    assert store.history(HistoryFilter(contender="nobody")) == []
+    assert store.history(HistoryFilter(since="2027-01-01")) == []
+    store.close()
+
+
+def test_postgres_store_keeps_the_interface_and_history(postgres_url):
+    store = Store(postgres_url)
+    assert isinstance(store, PostgresStore)
+    _fill(store)
+    assert store.count_runs("20260101-000000-sample") == 8
+    (row,) = store.history(HistoryFilter(workload="sleep-tasks"))
+    assert row[4:8] == (8, 7, "sleep-tasks", "go,java-platform")
+    assert store.history(HistoryFilter(status="timeout"))[0][4] == 1
+    store.close()
+
+
+def test_runs_and_history_command_through_a_postgres_url(fake_bench, postgres_url):
+    res = fake_bench("--store", postgres_url, "run", "sleep-tasks", "--contender",
+                     "fake-good", "--contender", "fake-crash", *SMALL)
+    assert res.code == 0, res.stderr
+    run_id = fake_bench.last()["run_id"]
+    fake_bench.env["CONCBENCH_STORE"] = postgres_url
+    res = fake_bench("history", "--contender", "fake-crash")
+    assert res.code == 0, res.stderr
+    assert run_id in res.stdout and "fake-crash" in res.stdout
+
+
+def test_history_command_on_sqlite(fake_bench):
+    fake_bench("run", "sleep-tasks", "--contender", "fake-good", *SMALL)
+    res = fake_bench("history", "--workload", "sleep-tasks")
+    assert res.code == 0 and fake_bench.last()["run_id"] in res.stdout
+    res = fake_bench("history", "--workload", "channel")
+    assert res.code == 0 and "no stored runs match" in res.stdout
+
+
+def test_unreachable_postgres_is_a_user_error(fake_bench):
+    res = fake_bench("--store", f"postgresql://nobody:secret@127.0.0.1:{_free_port()}/x",
+                     "history")
+    assert res.code == 2 and "cannot connect to the store" in res.stderr
+    assert "secret" not in res.stderr and "Traceback" not in res.stderr
