@@ -168,3 +168,16 @@ def test_memory_hungry_run_is_stopped_as_mem_limit(fake_bench):
     assert res.code == 0, res.stderr
     cell = _only_cell(fake_bench.last())
     assert cell["status"] == "mem-limit" and "limit" in cell["reason"]
+
+
+def test_run_saves_and_compares_with_a_baseline(fake_bench):
+    args = ["run", "sleep-tasks", "--contender", "fake-good", *SMALL, "--runs", "3"]
+    missing = fake_bench(*args, "--baseline", "nope")
+    assert missing.code == 2 and "no baseline named 'nope'" in missing.stderr
+    assert fake_bench.results() == []  # nothing ran
+    first = fake_bench(*args, "--save-baseline", "main")
+    assert first.code == 0, first.stderr
+    assert (fake_bench.root / "results" / "baselines" / "main.json").exists()
+    second = fake_bench(*args, "--baseline", "main")
+    assert second.code == 0, second.stderr
+    assert "baseline main" in second.stdout and "fake-good" in second.stdout

@@ -56,6 +56,9 @@ _run_options = [
                  help="also write the self-contained HTML report here"),
     click.option("--resume", metavar="RUN_ID", help="continue an interrupted run: its stored "
                  "plan is used and finished cells are kept"),
+    click.option("--baseline", metavar="NAME", help="after the run, compare it with this saved "
+                 "baseline (ratio, 95% CI, significance), as criterion does"),
+    click.option("--save-baseline", metavar="NAME", help="after the run, save it as baseline NAME"),
 ]
 
 
@@ -115,29 +118,27 @@ def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool) -> N
               help="run every value of a parameter (repeatable: the product is run)")
 @run_options
 def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: tuple[str, ...],
-        runs, warmup, iterations, timeout, mem_limit, reference, export_json, export_csv,
-        export_markdown, export_html, resume) -> None:
+        **opts: Any) -> None:
     """Run one workload on the contenders that implement it."""
     spec = workloads.get(workload)
     all_c = _contenders()
-    settings = Settings(**_settings(runs or 3, warmup or 0, iterations or 1, timeout or 600.0,
-                                    mem_limit, reference))
-    if resume:
-        plan = plan_from_dict(io.read(paths.results_dir() / resume / "results.json").plan, all_c)
+    if opts["resume"]:
+        plan = _resumed_plan(opts["resume"], all_c)
     else:
+        settings = Settings(**_settings(opts["runs"] or 3, opts["warmup"] or 0,
+                                        opts["iterations"] or 1, opts["timeout"] or 600.0,
+                                        opts["mem_limit"], opts["reference"]))
         chosen = manifest.select(all_c, list(names), spec.name)
         cells = cells_for(spec, chosen, parse_assignments(params, "--param"),
                           parse_assignments(scans, "--scan"))
         plan = Plan(spec.name, tuple(cells), settings)
-    _check_reference(plan)
-    session.execute(plan, _exports(export_json, export_csv, export_markdown, export_html), resume)
+    _execute(plan, opts)
 
 
 @cli.command()
 @click.argument("name", required=False)
 @run_options
-def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, reference,
-          export_json, export_csv, export_markdown, export_html, resume) -> None:
+def suite(name: str | None, **opts: Any) -> None:
     """Run a named suite (without NAME: list the suites)."""
     found = suites.available(paths.suites_dir())
     if name is None:
@@ -145,15 +146,32 @@ def suite(name: str | None, runs, warmup, iterations, timeout, mem_limit, refere
             ui.out.print(f"[bold]{suite_name}[/]: {suites.describe(path)}")
         return
     all_c = _contenders()
-    if resume:
-        plan = plan_from_dict(io.read(paths.results_dir() / resume / "results.json").plan, all_c)
+    if opts["resume"]:
+        plan = _resumed_plan(opts["resume"], all_c)
     else:
-        overrides = {"runs": runs, "warmup": warmup, "iterations": iterations,
-                     "timeout_s": timeout, "reference": reference,
-                     "rss_limit": parse_size(mem_limit) if mem_limit else None}
+        overrides = {"runs": opts["runs"], "warmup": opts["warmup"],
+                     "iterations": opts["iterations"], "timeout_s": opts["timeout"],
+                     "reference": opts["reference"],
+                     "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
+    _execute(plan, opts)
+
+
+def _resumed_plan(run_id: str, all_c: dict[str, manifest.Contender]) -> Plan:
+    return plan_from_dict(io.read(paths.results_dir() / run_id / "results.json").plan, all_c)
+
+
+def _execute(plan: Plan, opts: dict[str, Any]) -> None:
+    """Run a plan with the shared options: exports, resume, baselines."""
+    from concbench import baselines, compare_command
+
     _check_reference(plan)
-    session.execute(plan, _exports(export_json, export_csv, export_markdown, export_html), resume)
+    if opts["baseline"]:
+        baselines.load(opts["baseline"])  # a missing baseline fails before anything runs
+    doc = session.execute(plan, _exports(opts["export_json"], opts["export_csv"],
+                                         opts["export_markdown"], opts["export_html"]),
+                          opts["resume"])
+    compare_command.after_run(doc, opts["baseline"], opts["save_baseline"])
 
 
 @cli.command()

@@ -30,18 +30,31 @@ def _sides(results: tuple[str, ...], baseline: str | None,
     return (base, base.run_id), new, new.run_id
 
 
+def show(base_doc: ResultsDocument, base_name: str, new: ResultsDocument, new_name: str,
+         markdown_path: str | None, test: str) -> None:
+    """The comparison in the terminal (and as Markdown when a path is given)."""
+    found = compare.compare(base_doc, new, test)
+    notes = compare.notes(base_doc, new)
+    compare_table.print_terminal(ui.out, found, base_name, new_name, notes)
+    if markdown_path:
+        text = compare_table.markdown(found, base_name, new_name, notes, test)
+        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(markdown_path).write_text(text)
+        ui.err.print(f"comparison: {markdown_path}")
+
+
 def run(results: tuple[str, ...], baseline: str | None, save_as: str | None,
         markdown_path: str | None, test: str) -> None:
     base, new, new_name = _sides(results, baseline, save_as)
     if base is not None:
-        base_doc, base_name = base
-        found = compare.compare(base_doc, new, test)
-        notes = compare.notes(base_doc, new)
-        compare_table.print_terminal(ui.out, found, base_name, new_name, notes)
-        if markdown_path:
-            text = compare_table.markdown(found, base_name, new_name, notes, test)
-            Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
-            Path(markdown_path).write_text(text)
-            ui.err.print(f"comparison: {markdown_path}")
+        show(base[0], base[1], new, new_name, markdown_path, test)
+    if save_as:
+        ui.err.print(f"saved baseline {save_as}: {baselines.save(save_as, new)}")
+
+
+def after_run(new: ResultsDocument, baseline: str | None, save_as: str | None) -> None:
+    """`run` / `suite` with --baseline / --save-baseline, as criterion does."""
+    if baseline:
+        show(baselines.load(baseline), f"baseline {baseline}", new, new.run_id, None, "welch")
     if save_as:
         ui.err.print(f"saved baseline {save_as}: {baselines.save(save_as, new)}")
