@@ -29,15 +29,22 @@ def serialize(doc: ResultsDocument) -> bytes:
              f"kernel {m.get('kernel', '?')}. concbench {doc.concbench_revision}.", ""]
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
-    if doc.toolchains:
-        lines += ["## Toolchains", ""]
-        for name, tc in sorted(doc.toolchains.items()):
-            first = [v.splitlines()[0] for v in tc.get("versions", {}).values() if v]
-            lines.append(f"- {name}: {tc.get('status')}; {'; '.join(first) or tc.get('reason')}")
-        lines.append("")
-    notes = [(c, w) for c in doc.cells for w in c.warnings]
-    if notes:
-        lines += ["## Warnings", ""]
-        lines += [f"- {c.workload} / {c.contender}: {_escape(w)}" for c, w in notes]
-        lines.append("")
+    lines += toolchains_section(doc, "##") + warnings_section(doc, "##")
     return "\n".join(lines).encode()
+
+
+def toolchains_section(doc: ResultsDocument, heading: str) -> list[str]:
+    """Each toolchain's status and the first line of each version it reported."""
+    if not doc.toolchains:
+        return []
+    lines = [f"{heading} Toolchains", ""]
+    for name, tc in sorted(doc.toolchains.items()):
+        first = [v.splitlines()[0] for v in tc.get("versions", {}).values() if v]
+        lines.append(f"- {name}: {tc.get('status')}; {'; '.join(first) or tc.get('reason')}")
+    return lines + [""]
+
+
+def warnings_section(doc: ResultsDocument, heading: str) -> list[str]:
+    notes = [f"- {c.workload} / {c.contender}: {_escape(w)}" for c in doc.cells
+             for w in c.warnings]
+    return [f"{heading} Warnings", ""] + notes + [""] if notes else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from concbench.export.markdown_format import render_table
+from concbench.export.markdown_format import render_table, toolchains_section, warnings_section
 from concbench.report import charts, scaling_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
@@ -59,14 +59,7 @@ def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
         for table in (t for t in seeds if t.workload == workload):
             lines += _seed_section(table, chart_dir, fmt, files)
         lines += ["#### Summary", ""] + render_table(summary)[2:] + _fits(doc, workload)
-    if doc.toolchains:
-        lines += ["### Toolchains", ""]
-        for name, tc in sorted(doc.toolchains.items()):
-            first = [v.splitlines()[0] for v in tc.get("versions", {}).values() if v]
-            lines.append(f"- {name}: {tc.get('status')}; {'; '.join(first) or tc.get('reason')}")
-        lines.append("")
-    notes = [f"- {c.workload} / {c.contender}: {w}" for c in doc.cells for w in c.warnings]
-    return lines + (["### Warnings", ""] + notes + [""] if notes else [])
+    return lines + toolchains_section(doc, "###") + warnings_section(doc, "###")
 
 
 def render(docs: list[ResultsDocument], chart_dir: str | None = None,
