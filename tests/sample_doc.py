@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concbench.results.model import CellResult, Iteration, ResultsDocument, RunResult
+from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult
 from concbench.stats.cell import aggregate, unavailable
 from concbench import workloads
 

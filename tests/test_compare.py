@@ -14,7 +14,7 @@ from rich.console import Console
 from concbench import workloads
 from concbench.compare import compare, ratio_test
 from concbench.report import compare_table
-from concbench.results import io
+from concbench.resultset import io
 from concbench.stats.cell import aggregate, unavailable
 from sample_doc import _run, sample_document
 

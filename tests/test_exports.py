@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from concbench.export import FORMATS
-from concbench.results import io
+from concbench.resultset import io
 from sample_doc import sample_document
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from concbench.results.store import HistoryFilter, PostgresStore, Store
+from concbench.resultset.store import HistoryFilter, PostgresStore, Store
 from sample_doc import sample_document
 
 SMALL = ["--param", "tasks=10", "--param", "sleep-ms=1", "--param", "pool-size=2", "--runs", "2"]

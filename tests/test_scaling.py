@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from concbench.results.model import CellResult, Iteration, RunResult
+from concbench.resultset.model import CellResult, Iteration, RunResult
 from concbench.stats.scaling import fit, fit_linear, loglog_slope, quadratic_p
 from concbench.stats.scans import scan_fits
 

@@ -7,8 +7,8 @@ import re
 
 from concbench import paths
 from concbench.errors import UserError
-from concbench.results import io
-from concbench.results.model import ResultsDocument
+from concbench.resultset import io
+from concbench.resultset.model import ResultsDocument
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

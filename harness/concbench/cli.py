@@ -12,7 +12,7 @@ import click
 from concbench import manifest, paths, session, suites, ui, workloads
 from concbench.errors import UserError, unknown
 from concbench.plan import Plan, Settings, cells_for, parse_assignments, parse_size, plan_from_dict
-from concbench.results import io
+from concbench.resultset import io
 from concbench import inventory, verify as verify_mod
 
 
@@ -225,7 +225,7 @@ def history(workload: str | None, contender: str | None, status: str | None,
             since: str | None, limit: int) -> None:
     """Past result sets from the store (--store / CONCBENCH_STORE), newest first."""
     from concbench import history as history_mod
-    from concbench.results.store import HistoryFilter
+    from concbench.resultset.store import HistoryFilter
     history_mod.show(ui.out, paths.store_location(),
                      HistoryFilter(workload, contender, status, since, limit))
 

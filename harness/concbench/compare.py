@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from scipy import stats as scipy_stats
 
-from concbench.results.model import CellResult, ResultsDocument
+from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.stats.scans import points
 
 ALPHA = 0.05

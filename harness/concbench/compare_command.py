@@ -7,7 +7,7 @@ from pathlib import Path
 from concbench import baselines, compare, ui
 from concbench.errors import UserError
 from concbench.report import compare_table, sources
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 
 def _sides(results: tuple[str, ...], baseline: str | None,

@@ -7,7 +7,7 @@ import json
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from concbench.results.store import HistoryFilter, Store
+from concbench.resultset.store import HistoryFilter, Store
 
 HEADERS = ("run id", "created", "revision", "plan", "runs", "ok", "failed", "workloads",
            "contenders")

@@ -11,9 +11,9 @@ from concbench.build import Builder
 from concbench.errors import UserError
 from concbench.export import FORMATS
 from concbench.plan import Plan
-from concbench.results.model import ResultsDocument
-from concbench.results.recorder import Recorder, new_run_id
-from concbench.results.store import Store
+from concbench.resultset.model import ResultsDocument
+from concbench.resultset.recorder import Recorder, new_run_id
+from concbench.resultset.store import Store
 from concbench.runner.scheduler import run_plan, toolchain_record
 
 

@@ -11,7 +11,7 @@ from concbench.report import units
 from concbench.report import scaling_table
 from concbench.report.table import tables
 from concbench.stats.scans import scan_fits
-from concbench.results.model import CellResult, ResultsDocument, RunResult
+from concbench.resultset.model import CellResult, ResultsDocument, RunResult
 
 # Wide when not a terminal (CI logs, pipes), so tables stay one line a row.
 out = Console(width=None if Console().is_terminal else 180)

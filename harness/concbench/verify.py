@@ -7,7 +7,7 @@ from concbench import ui, workloads
 from concbench.manifest import Contender
 from concbench.errors import unknown
 from concbench.plan import CellPlan, Plan, Settings
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 VERIFY_SETTINGS = Settings(runs=1, warmup=1, iterations=1, timeout_s=120.0)
 

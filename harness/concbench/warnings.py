@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concbench.results.model import Summary
+from concbench.resultset.model import Summary
 
 CV_LIMIT = 0.10
 

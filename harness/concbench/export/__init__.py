@@ -9,7 +9,7 @@ from typing import Callable
 
 from concbench.export import (bench_of_chan_csv, csv_format, html_format, json_format,
                               markdown_format)
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 Serializer = Callable[[ResultsDocument], bytes]
 

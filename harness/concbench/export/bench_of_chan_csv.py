@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 HEADER = ("program", "etype", "worker", "event", "time", "speed")
 

@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from concbench.results.model import CellResult, ResultsDocument
+from concbench.resultset.model import CellResult, ResultsDocument
 
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",
            "stddev_s", "min_s", "max_s", "ci95_low_s", "ci95_high_s", "cv", "ideal_s",

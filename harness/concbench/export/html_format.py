@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concbench import paths
 from concbench.report import html
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 
 def serialize(doc: ResultsDocument) -> bytes:

@@ -1,7 +1,7 @@
 """JSON export: the results.json document itself (DESIGN.md §5)."""
 
-from concbench.results import io
-from concbench.results.model import ResultsDocument
+from concbench.resultset import io
+from concbench.resultset.model import ResultsDocument
 
 
 def serialize(doc: ResultsDocument) -> bytes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concbench.report.table import Table, tables
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 
 
 def _escape(text: str) -> str:

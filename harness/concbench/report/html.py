@@ -21,7 +21,7 @@ from concbench.report import charts, scaling_table
 from concbench.report.table import Table, tables
 from concbench.report.views import Point, Series, WorkloadView, representative_run, \
     workload_views
-from concbench.results.model import CellResult, ResultsDocument
+from concbench.resultset.model import CellResult, ResultsDocument
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_SAMPLES = 400

@@ -11,7 +11,7 @@ from concbench.report import charts, scaling_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
 from concbench.report.views import chart
-from concbench.results.model import ResultsDocument
+from concbench.resultset.model import ResultsDocument
 from concbench.stats.scans import scan_fits
 
 CHART_FORMATS = ("svg", "png")

@@ -10,7 +10,7 @@ from typing import Callable
 
 from concbench.report import units
 from concbench.report.views import Metric, headline, params_label, varying
-from concbench.results.model import CellResult
+from concbench.resultset.model import CellResult
 from concbench.stats.scans import size_param
 
 

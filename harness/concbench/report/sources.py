@@ -7,8 +7,8 @@ from pathlib import Path
 
 from concbench import paths
 from concbench.errors import UserError
-from concbench.results import io
-from concbench.results.model import ResultsDocument
+from concbench.resultset import io
+from concbench.resultset.model import ResultsDocument
 
 
 def locate(given: str) -> Path:

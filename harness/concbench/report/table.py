@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from concbench.report import units
-from concbench.results.model import CellResult
+from concbench.resultset.model import CellResult
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from concbench.results.model import CellResult, RunResult
+from concbench.resultset.model import CellResult, RunResult
 from concbench.stats.scans import ScanFit, scan_fits, size_param
 
 SERVER_PREFIX = "http-"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from concbench.manifest import Contender
-from concbench.results.model import Iteration, RunResult
+from concbench.resultset.model import Iteration, RunResult
 from concbench.runner.executor import ProcessOutcome, execute
 from concbench.toolchains import ToolEnv
 from concbench.workloads import WorkloadSpec

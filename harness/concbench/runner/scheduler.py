@@ -6,8 +6,8 @@ from typing import Protocol
 
 from concbench.build import Builder, BuildOutcome
 from concbench.plan import CellPlan, Plan
-from concbench.results.model import CellResult, RunResult
-from concbench.results.recorder import Recorder
+from concbench.resultset.model import CellResult, RunResult
+from concbench.resultset.recorder import Recorder
 from concbench.runner.measure import RunRequest, measure
 from concbench.stats.cell import aggregate, unavailable
 

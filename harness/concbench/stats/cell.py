@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from concbench import warnings
-from concbench.results.model import CellResult, RunResult, Summary
+from concbench.resultset.model import CellResult, RunResult, Summary
 from concbench.stats.summary import summarize
 from concbench.workloads import WorkloadSpec
 

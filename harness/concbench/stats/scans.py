@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from concbench.results.model import CellResult
+from concbench.resultset.model import CellResult
 from concbench.stats.scaling import ScalingFit, fit
 
 SIZE_PARAMS = ("tasks", "requests", "workers", "connections", "events")

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from scipy import stats as scipy_stats
 
-from concbench.results.model import Summary
+from concbench.resultset.model import Summary
 
 OUTLIER_Z = 3.5
 OUTLIER_MIN_N = 5

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from concbench.errors import UserError
-from concbench.results.model import CellResult, Iteration, ResultsDocument, RunResult, Summary
+from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult, Summary
 
 SCHEMA_VERSION = 1
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from concbench.results import io
-from concbench.results.model import CellResult, ResultsDocument
-from concbench.results.store import Store
+from concbench.resultset import io
+from concbench.resultset.model import CellResult, ResultsDocument
+from concbench.resultset.store import Store
 
 
 def new_run_id(name: str) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from concbench.errors import UserError
-from concbench.results.io import cell_to_dict
-from concbench.results.model import CellResult, ResultsDocument
+from concbench.resultset.io import cell_to_dict
+from concbench.resultset.model import CellResult, ResultsDocument
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS run_sets (
