@@ -53,7 +53,7 @@ final class Blocking {
             }
             List<Work.UserProfile> profiles = new ArrayList<>(r);
             for (Future<Work.UserProfile> fu : futures) profiles.add(fu.get());
-            return Work.fanoutResult(profiles, poolEcho);
+            return () -> Work.fanoutResult(profiles, poolEcho);
         };
     }
 
@@ -78,7 +78,7 @@ final class Blocking {
                 }));
             long sum = 0;
             for (Future<Long> fu : futures) sum += fu.get();
-            return Work.sleepTasksResult(tasks, sum, poolEcho);
+            return Work.ready(Work.sleepTasksResult(tasks, sum, poolEcho));
         };
     }
 
@@ -100,7 +100,7 @@ final class Blocking {
             allStarted.await();
             out.mark("all-spawned", index, System.nanoTime() - start);
             for (Thread t : threads) t.join();
-            return Work.spawnIdleResult(completed.get());
+            return Work.ready(Work.spawnIdleResult(completed.get()));
         };
     }
 
@@ -170,7 +170,7 @@ final class Blocking {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("events", n);
             r.put(isInt ? "value_sum" : "bytes", s);
-            return r;
+            return Work.ready(r);
         };
     }
 }

@@ -40,7 +40,7 @@ public final class CompletableStyle implements Style {
                     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
                     long sum = 0;
                     for (CompletableFuture<Long> cf : all) sum += cf.join(); // all complete
-                    return Work.sleepTasksResult(tasks, sum, poolSize);
+                    return Work.ready(Work.sleepTasksResult(tasks, sum, poolSize));
                 };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
@@ -69,7 +69,7 @@ public final class CompletableStyle implements Style {
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
             List<Work.UserProfile> profiles = new ArrayList<>(all.size());
             for (CompletableFuture<Work.UserProfile> cf : all) profiles.add(cf.join());
-            return Work.fanoutResult(profiles, f.poolSize());
+            return () -> Work.fanoutResult(profiles, f.poolSize());
         };
     }
 

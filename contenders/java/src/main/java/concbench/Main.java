@@ -66,9 +66,10 @@ public final class Main {
             for (int i = 0; i < warmup + iterations; i++) {
                 mx.resetPeakThreadCount();
                 long start = System.nanoTime();
-                Map<String, Object> result = iteration.run(i, start, out);
+                Work.Outcome outcome = iteration.run(i, start, out);
                 long elapsed = System.nanoTime() - start;
-                // outside the timed region: thread counts and JSON
+                // outside the timed region: the result, thread counts and JSON
+                Map<String, Object> result = outcome.result();
                 int threads = mx.getThreadCount();
                 int daemon = mx.getDaemonThreadCount();
                 int peak = mx.getPeakThreadCount();

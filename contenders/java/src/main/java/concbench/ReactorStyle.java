@@ -35,7 +35,7 @@ public final class ReactorStyle implements Style {
                     List<Work.UserProfile> profiles = f.concurrency() > 0
                             ? Flux.range(1, f.requests()).flatMap(id -> profile(id, f), width).collectList().block()
                             : allAtOnce(f.requests(), i -> profile(i + 1, f));
-                    return Work.fanoutResult(profiles, null);
+                    return () -> Work.fanoutResult(profiles, null);
                 };
             }
             case "sleep-tasks" -> {
@@ -47,7 +47,7 @@ public final class ReactorStyle implements Style {
                     List<Long> sums = allAtOnce(tasks, i -> Mono.delay(sleep).map(t -> Work.cpu(k)));
                     long sum = 0;
                     for (long s : sums) sum += s;
-                    return Work.sleepTasksResult(tasks, sum, null);
+                    return Work.ready(Work.sleepTasksResult(tasks, sum, null));
                 };
             }
             case "spawn-idle" -> {
@@ -70,7 +70,7 @@ public final class ReactorStyle implements Style {
                     allSubscribed.await();
                     out.mark("all-spawned", index, System.nanoTime() - start);
                     done.get();
-                    return Work.spawnIdleResult(fired.get());
+                    return Work.ready(Work.spawnIdleResult(fired.get()));
                 };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);

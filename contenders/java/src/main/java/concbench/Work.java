@@ -10,7 +10,18 @@ final class Work {
 
     /** One iteration of a workload. {@code start} is System.nanoTime() at its start (for marks). */
     interface Iteration {
-        Map<String, Object> run(int index, long start, Json out) throws Exception;
+        /** The timed part; what it returns builds the result after the clock stops. */
+        Outcome run(int index, long start, Json out) throws Exception;
+    }
+
+    /** The result of an iteration, computed outside the timed region (fanout walks every profile). */
+    interface Outcome {
+        Map<String, Object> result();
+    }
+
+    /** An outcome whose result is already at hand (a few counters). */
+    static Outcome ready(Map<String, Object> result) {
+        return () -> result;
     }
 
     /** A failure with a clear message for stderr (exit 1). */
