@@ -1,0 +1,3 @@
+module concbench/support/latency-backend
+
+go 1.22
