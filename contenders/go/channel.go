@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // channel (seed 002, bench-of-chan): W consumers, each with its own buffered
@@ -17,22 +18,37 @@ import (
 //	str        chan string   newString: a new S-byte string built per event
 //	str_ptr    chan *string  a pointer to one shared S-byte string
 //	str_clone  chan string   strings.Clone of a prototype: a new S-byte copy per event
+//
+// String consumers keep the previous event's string alive until the next one
+// arrives and compare the two strings' data pointers (unsafe.StringData): one
+// pointer compare per event counts the events that carried the very same
+// allocation as the one before (same_as_prev).
 
 var channelParams = []string{"workers", "events", "queue", "etype", "esize"}
 
 type channelIntResult struct {
-	Events   int64 `json:"events"`
-	ValueSum int64 `json:"value_sum"`
+	Events    int64 `json:"events"`
+	ValueSum  int64 `json:"value_sum"`
+	MinEvents int64 `json:"min_events"` // fewest events one consumer received
+	MaxEvents int64 `json:"max_events"` // most events one consumer received
 }
 
 type channelStrResult struct {
-	Events int64 `json:"events"`
-	Bytes  int64 `json:"bytes"`
+	Events     int64 `json:"events"`
+	Bytes      int64 `json:"bytes"`
+	MinEvents  int64 `json:"min_events"`
+	MaxEvents  int64 `json:"max_events"`
+	SameAsPrev int64 `json:"same_as_prev"` // events whose string is the previous event's allocation
 }
 
-// tally is what one consumer counted: events received and the sum of their
-// values (int) or lengths in bytes (strings).
-type tally struct{ events, sum int64 }
+// tally is what one consumer counted: events received, the sum of their
+// values (int) or lengths in bytes (strings), and (strings) how many events
+// carried the same allocation as the event before.
+type tally struct{ events, sum, same int64 }
+
+// noPrev is the "previous string" before the first event: its data is in the
+// binary's read-only data, so it matches no event's string, not even an empty one.
+var noPrev = "(no previous event)"
 
 func newChannel(p params) (runner, error) {
 	v, err := p.ints(0, "workers", "events", "esize")
@@ -91,9 +107,15 @@ func newChannel(p params) (runner, error) {
 					close(ch)
 				},
 				func(ch <-chan *string) (t tally) {
-					for s := range ch {
+					prev := noPrev
+					for p := range ch {
+						s := *p
 						t.events++
-						t.sum += int64(len(*s))
+						t.sum += int64(len(s))
+						if unsafe.StringData(s) == unsafe.StringData(prev) {
+							t.same++
+						}
+						prev = s
 					}
 					return t
 				})
@@ -108,14 +130,20 @@ func newChannel(p params) (runner, error) {
 		tallies := run()
 		elapsed := time.Since(start)
 		var total tally
-		for _, t := range tallies {
+		var minEvents, maxEvents int64 // 0 and 0 when there are no consumers
+		for i, t := range tallies {
 			total.events += t.events
 			total.sum += t.sum
+			total.same += t.same
+			if i == 0 || t.events < minEvents {
+				minEvents = t.events
+			}
+			maxEvents = max(maxEvents, t.events)
 		}
 		if isInt {
-			return elapsed, channelIntResult{total.events, total.sum}
+			return elapsed, channelIntResult{total.events, total.sum, minEvents, maxEvents}
 		}
-		return elapsed, channelStrResult{total.events, total.sum}
+		return elapsed, channelStrResult{total.events, total.sum, minEvents, maxEvents, total.same}
 	}, nil
 }
 
@@ -129,9 +157,14 @@ func newString(size int) string {
 }
 
 func consumeStrings(ch <-chan string) (t tally) {
+	prev := noPrev
 	for s := range ch {
 		t.events++
 		t.sum += int64(len(s))
+		if unsafe.StringData(s) == unsafe.StringData(prev) {
+			t.same++
+		}
+		prev = s
 	}
 	return t
 }

@@ -74,6 +74,7 @@ func (s *userService) buildUserProfile(id int) UserProfile {
 type fanoutResult struct {
 	Profiles int   `json:"profiles"`
 	IDSum    int64 `json:"id_sum"`
+	IDSqSum  int64 `json:"id_sq_sum"` // Σ id²: proves every id was built exactly once
 	Items    int64 `json:"items"`
 	PoolSize *int  `json:"pool_size"` // always null: goroutines are not pooled
 }
@@ -121,7 +122,9 @@ func newFanout(p params) (runner, error) {
 				continue // not built
 			}
 			r.Profiles++
-			r.IDSum += int64(pr.User.ID)
+			id := int64(pr.User.ID)
+			r.IDSum += id
+			r.IDSqSum += id * id
 			r.Items += int64(len(pr.Orders) + 1 + len(pr.Notifications))
 		}
 		return elapsed, r

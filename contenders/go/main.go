@@ -1,8 +1,10 @@
-// Command concbench-go is the Go contender of concbench. It runs one workload
+// Command concbench-go is the Go contender of concbench. A batch workload runs
 // W warm-up and N measured iterations in this process and prints one JSON line
-// per iteration on stdout, as docs/contract.md specifies:
+// per iteration on stdout; a server workload (http-*) serves HTTP until
+// SIGTERM. As docs/contract.md specifies:
 //
 //	concbench-go <workload> --<param>=<value> … --warmup=<W> --iterations=<N>
+//	concbench-go http-<name> --port=<P> --<param>=<value> …
 package main
 
 import (
@@ -21,71 +23,112 @@ import (
 // workload itself took and the iteration's result (marshalled as JSON).
 type runner func(index int) (elapsed time.Duration, result any)
 
+// A workload is either a batch workload (setup) or a server workload (serve).
 type workload struct {
 	params []string                       // every parameter the workload takes; all are required
-	setup  func(p params) (runner, error) // validates the values and builds the runner
+	setup  func(p params) (runner, error) // batch: validates the values and builds the runner
+	serve  func(p params) (server, error) // server: validates the values and builds the handler
 }
 
 var workloads = map[string]workload{
-	"fanout":      {fanoutParams, newFanout},
-	"sleep-tasks": {sleepTasksParams, newSleepTasks},
-	"spawn-idle":  {spawnIdleParams, newSpawnIdle},
-	"channel":     {channelParams, newChannel},
+	"fanout":         {params: fanoutParams, setup: newFanout},
+	"sleep-tasks":    {params: sleepTasksParams, setup: newSleepTasks},
+	"spawn-idle":     {params: spawnIdleParams, setup: newSpawnIdle},
+	"channel":        {params: channelParams, setup: newChannel},
+	"http-hello":     {params: helloParams, serve: newHello},
+	"http-aggregate": {params: aggregateParams, serve: newAggregate},
 }
 
+// main exits 2 on bad input (parseArgs) and 1 on any later failure.
 func main() {
-	run, warmup, iterations, err := parseArgs(os.Args[1:])
+	job, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "concbench-go:", err)
 		os.Exit(2)
 	}
-	for i := 0; i < warmup+iterations; i++ {
-		elapsed, result := run(i)
-		emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(), result})
+	if err := job(); err != nil {
+		fmt.Fprintln(os.Stderr, "concbench-go:", err)
+		os.Exit(1)
+	}
+}
+
+// runBatch runs warmup+iterations iterations and prints one line each.
+func runBatch(run runner, warmup, iterations int) func() error {
+	return func() error {
+		for i := 0; i < warmup+iterations; i++ {
+			elapsed, result := run(i)
+			emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(), result})
+		}
+		return nil
 	}
 }
 
 // parseArgs checks the workload name and that exactly its parameters (plus
-// warmup and iterations) are given, each once, as --name=value.
-func parseArgs(args []string) (run runner, warmup, iterations int, err error) {
+// warmup and iterations for batch workloads) are given, each once, as
+// --name=value. It returns the job to run: the iterations, or the server.
+func parseArgs(args []string) (job func() error, err error) {
 	if len(args) == 0 {
-		return nil, 0, 0, errors.New("usage: concbench-go <workload> --<param>=<value> … --warmup=<W> --iterations=<N>")
+		return nil, errors.New("usage: concbench-go <workload> --<param>=<value> … [--warmup=<W> --iterations=<N>]")
 	}
 	w, ok := workloads[args[0]]
 	if !ok {
-		return nil, 0, 0, fmt.Errorf("unknown workload %q", args[0])
+		return nil, fmt.Errorf("unknown workload %q", args[0])
 	}
-	names := slices.Concat(w.params, []string{"warmup", "iterations"})
+	names := w.params
+	if w.setup != nil {
+		names = slices.Concat(w.params, []string{"warmup", "iterations"})
+	}
+	p, err := collectParams(args[0], names, args[1:])
+	if err != nil {
+		return nil, err
+	}
+	if w.serve != nil {
+		srv, err := w.serve(p)
+		if err != nil {
+			return nil, err
+		}
+		return srv.run, nil
+	}
+	warmup, err := p.int("warmup", 0)
+	if err != nil {
+		return nil, err
+	}
+	iterations, err := p.int("iterations", 0)
+	if err != nil {
+		return nil, err
+	}
+	run, err := w.setup(p)
+	if err != nil {
+		return nil, err
+	}
+	return runBatch(run, warmup, iterations), nil
+}
+
+// collectParams parses args as --name=value, each name in names exactly once.
+func collectParams(workload string, names, args []string) (params, error) {
 	allowed := map[string]bool{}
 	for _, name := range names {
 		allowed[name] = true
 	}
 	p := params{}
-	for _, arg := range args[1:] {
+	for _, arg := range args {
 		name, value, found := cutParam(arg)
 		switch {
 		case !found:
-			return nil, 0, 0, fmt.Errorf("malformed argument %q (want --name=value)", arg)
+			return nil, fmt.Errorf("malformed argument %q (want --name=value)", arg)
 		case !allowed[name]:
-			return nil, 0, 0, fmt.Errorf("unknown parameter --%s for workload %s", name, args[0])
+			return nil, fmt.Errorf("unknown parameter --%s for workload %s", name, workload)
 		case p[name] != nil:
-			return nil, 0, 0, fmt.Errorf("parameter --%s given twice", name)
+			return nil, fmt.Errorf("parameter --%s given twice", name)
 		}
 		p[name] = &value
 	}
 	for _, name := range names {
 		if p[name] == nil {
-			return nil, 0, 0, fmt.Errorf("missing parameter --%s for workload %s", name, args[0])
+			return nil, fmt.Errorf("missing parameter --%s for workload %s", name, workload)
 		}
 	}
-	if warmup, err = p.int("warmup", 0); err != nil {
-		return nil, 0, 0, err
-	}
-	if iterations, err = p.int("iterations", 0); err != nil {
-		return nil, 0, 0, err
-	}
-	run, err = w.setup(p)
-	return run, warmup, iterations, err
+	return p, nil
 }
 
 // cutParam splits "--name=value" (name non-empty) into name and value.

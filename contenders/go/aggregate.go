@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// http-aggregate (seed 003): GET /user/{id} waits for a base call, then for
+// the detail and extra calls concurrently (each in its own goroutine, joined
+// by a sync.WaitGroup), and answers the user as JSON.
+
+var aggregateParams = []string{"port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"}
+
+// Client pool for downstream=http. DefaultTransport keeps at most 2 idle
+// connections per host (and 100 in all): with hundreds of calls in flight
+// to the one backend, almost every call would dial a new connection and
+// close it afterwards. So idle connections are kept up to maxIdlePerHost,
+// and the number of connections is not capped.
+const (
+	maxIdlePerHost = 4096
+	maxConnsHost   = 0 // 0: no limit on connections to the backend
+)
+
+// userInfo is the response body, encoded by encoding/json (which writes
+// non-ASCII such as "VIP会员" as plain UTF-8).
+type userInfo struct {
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Age   int    `json:"age"`
+	Sex   int    `json:"sex"`
+	Phone string `json:"phone"`
+	Level string `json:"level"`
+}
+
+// A call is one downstream call; it returns when the downstream has answered.
+type call func(ctx context.Context) error
+
+func newAggregate(p params) (server, error) {
+	port, err := p.port()
+	if err != nil {
+		return server{}, err
+	}
+	d, err := p.allMillis("base-ms", "detail-ms", "extra-ms")
+	if err != nil {
+		return server{}, err
+	}
+	if _, err := p.int("pool-size", 0); err != nil { // validated, then ignored: not pooled
+		return server{}, err
+	}
+	backendPort, err := p.int("backend-port", 0)
+	if err != nil {
+		return server{}, err
+	}
+
+	var base, detail, extra call
+	info := map[string]any{"downstream": *p["downstream"]}
+	switch *p["downstream"] {
+	case "inproc": // backend-port is not used
+		base, detail, extra = sleepCall(d[0]), sleepCall(d[1]), sleepCall(d[2])
+	case "http":
+		if backendPort < 1 || backendPort > 65535 {
+			return server{}, fmt.Errorf("--backend-port=%d: want a TCP port for --downstream=http", backendPort)
+		}
+		client := newBackendClient()
+		prefix := "http://127.0.0.1:" + strconv.Itoa(backendPort) + "/delay/"
+		base = httpCall(client, prefix+strconv.FormatInt(d[0].Milliseconds(), 10))
+		detail = httpCall(client, prefix+strconv.FormatInt(d[1].Milliseconds(), 10))
+		extra = httpCall(client, prefix+strconv.FormatInt(d[2].Milliseconds(), 10))
+		info["client_pool"] = map[string]any{"max_idle_conns_per_host": maxIdlePerHost, "max_conns_per_host": "unbounded"}
+	default:
+		return server{}, fmt.Errorf("--downstream=%s: want inproc or http", *p["downstream"])
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /user/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, ok := parseID(r.PathValue("id"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		ctx := r.Context()
+		if err := base(ctx); err != nil {
+			http.Error(w, "base: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		var wg sync.WaitGroup
+		var detailErr, extraErr error
+		wg.Add(2)
+		go func() { defer wg.Done(); detailErr = detail(ctx) }()
+		go func() { defer wg.Done(); extraErr = extra(ctx) }()
+		wg.Wait()
+		if err := errors.Join(detailErr, extraErr); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		body, err := json.Marshal(userInfo{id, "User-" + strconv.FormatInt(id, 10), 25, 1, "13800138000", "VIP会员"})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})
+	return server{port: port, handler: mux, info: info}, nil
+}
+
+// parseID accepts a decimal integer ≥ 1 (digits only, fits in int64).
+func parseID(s string) (int64, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	return id, err == nil && id >= 1
+}
+
+// sleepCall is an in-process downstream call: time.Sleep parks the goroutine
+// on the runtime timer (no OS thread blocked).
+func sleepCall(d time.Duration) call {
+	return func(context.Context) error {
+		time.Sleep(d)
+		return nil
+	}
+}
+
+// newBackendClient is net/http's client with a Transport tuned for many
+// concurrent calls to one host (see maxIdlePerHost). HTTP/1.1 keep-alive.
+func newBackendClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:               nil, // the backend is on loopback; no proxy from the environment
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        0, // no total cap on idle connections (DefaultTransport: 100)
+		MaxIdleConnsPerHost: maxIdlePerHost,
+		MaxConnsPerHost:     maxConnsHost,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // no Accept-Encoding: gzip; the backend does not compress
+	}}
+}
+
+// httpCall is a GET of url: it reads the whole body (so the connection goes
+// back to the pool) and wants status 200. It is bound to the incoming
+// request's context: no timeout of its own, cancelled if the client goes away.
+func httpCall(client *http.Client, url string) call {
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: status %d", url, resp.StatusCode)
+		}
+		return nil
+	}
+}

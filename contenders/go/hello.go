@@ -1,0 +1,32 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// http-hello (seed 004): GET /hello answers 200 with a fixed 200-byte body.
+
+var helloParams = []string{"port", "pool-size"}
+
+func newHello(p params) (server, error) {
+	port, err := p.port()
+	if err != nil {
+		return server{}, err
+	}
+	if _, err := p.int("pool-size", 0); err != nil { // validated, then ignored: not pooled
+		return server{}, err
+	}
+	body := []byte(strings.Repeat("x", 199) + "\n") // built once at start-up
+	length := strconv.Itoa(len(body))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, _ *http.Request) {
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; charset=utf-8") // set, so net/http does not sniff the body
+		h.Set("Content-Length", length)
+		w.Write(body)
+	})
+	return server{port: port, handler: mux}, nil
+}
