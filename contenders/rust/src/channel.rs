@@ -7,6 +7,10 @@
 //! `int` → `u64`; `str` → a `String` of S bytes built per event; `str_ptr` →
 //! an `Arc<str>` clone of one shared string (a refcount bump, no copy);
 //! `str_clone` → `String::clone` of a prototype per event (allocate + memcpy).
+//!
+//! Proofs in the result: `min_events`/`max_events` over the consumers, and for
+//! the string kinds `same_as_prev`: each consumer keeps the previous event alive
+//! until the next one arrives and compares the two strings' `as_ptr()`.
 
 use std::sync::Arc;
 
@@ -24,14 +28,20 @@ enum Kind {
     StrClone,
 }
 
-/// What a consumer adds up: the int value, or the string's length in bytes.
+/// What a consumer adds up: the int value, or the string's length in bytes;
+/// and whether two events are the same object (same string allocation).
 trait Event: Send + 'static {
     fn value(&self) -> u64;
+    fn same_object(&self, other: &Self) -> bool;
 }
 
 impl Event for u64 {
     fn value(&self) -> u64 {
         *self
+    }
+    // An int has no identity: `int` reports no same_as_prev.
+    fn same_object(&self, _other: &Self) -> bool {
+        false
     }
 }
 
@@ -39,12 +49,26 @@ impl Event for String {
     fn value(&self) -> u64 {
         self.len() as u64
     }
+    fn same_object(&self, other: &Self) -> bool {
+        self.as_ptr() == other.as_ptr()
+    }
 }
 
 impl Event for Arc<str> {
     fn value(&self) -> u64 {
         self.len() as u64
     }
+    fn same_object(&self, other: &Self) -> bool {
+        self.as_ptr() == other.as_ptr()
+    }
+}
+
+/// What one consumer saw.
+#[derive(Default)]
+struct Seen {
+    events: u64,
+    sum: u64,
+    same_as_prev: u64,
 }
 
 pub struct Channel {
@@ -88,7 +112,7 @@ impl Channel {
 
     pub async fn run(&self) -> Fields {
         let esize = self.prototype.len();
-        let (events, sum) = match self.kind {
+        let seen = match self.kind {
             Kind::Int => self.pump(|i| i).await,
             Kind::Str => self.pump(move |_| "s".repeat(esize)).await,
             Kind::StrPtr => {
@@ -100,16 +124,26 @@ impl Channel {
                 self.pump(move |_| prototype.clone()).await
             }
         };
-        let sum_key = if matches!(self.kind, Kind::Int) {
-            "value_sum"
+        let events = seen.iter().map(|s| s.events);
+        let mut fields: Fields = vec![
+            ("events", Some(events.clone().sum())),
+            ("min_events", Some(events.clone().min().unwrap_or(0))),
+            ("max_events", Some(events.max().unwrap_or(0))),
+        ];
+        let sum = seen.iter().map(|s| s.sum).sum();
+        if matches!(self.kind, Kind::Int) {
+            fields.push(("value_sum", Some(sum)));
         } else {
-            "bytes"
-        };
-        vec![("events", Some(events)), (sum_key, Some(sum))]
+            fields.push(("bytes", Some(sum)));
+            let same = seen.iter().map(|s| s.same_as_prev).sum();
+            fields.push(("same_as_prev", Some(same)));
+        }
+        fields
     }
 
     /// Spawn W consumer/producer pairs; `make(i)` builds event i in the producer.
-    async fn pump<T, F>(&self, make: F) -> (u64, u64)
+    /// Returns what each consumer saw, in spawn order.
+    async fn pump<T, F>(&self, make: F) -> Vec<Seen>
     where
         T: Event,
         F: Fn(u64) -> T + Clone + Send + 'static,
@@ -118,12 +152,19 @@ impl Channel {
         for _ in 0..self.workers {
             let (tx, mut rx) = mpsc::channel::<T>(self.queue);
             consumers.push(tokio::spawn(async move {
-                let (mut count, mut sum) = (0u64, 0u64);
+                let mut seen = Seen::default();
+                // The previous event stays alive until the next one has been
+                // compared with it, so its allocation cannot be reused meanwhile.
+                let mut prev: Option<T> = None;
                 while let Some(event) = rx.recv().await {
-                    count += 1;
-                    sum += event.value();
+                    seen.events += 1;
+                    seen.sum += event.value();
+                    if prev.as_ref().is_some_and(|p| event.same_object(p)) {
+                        seen.same_as_prev += 1;
+                    }
+                    prev = Some(event);
                 }
-                (count, sum)
+                seen
             }));
             let (make, events) = (make.clone(), self.events);
             tokio::spawn(async move {
@@ -134,12 +175,10 @@ impl Channel {
                 }
             });
         }
-        let (mut count, mut sum) = (0u64, 0u64);
+        let mut seen = Vec::with_capacity(consumers.len());
         for consumer in consumers {
-            let (c, s) = joined(consumer.await);
-            count += c;
-            sum += s;
+            seen.push(joined(consumer.await));
         }
-        (count, sum)
+        seen
     }
 }

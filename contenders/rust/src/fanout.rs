@@ -179,14 +179,17 @@ pub struct Profiles(Vec<UserProfile>);
 
 impl Profiles {
     pub fn fields(self) -> Fields {
-        let (mut id_sum, mut items) = (0u64, 0u64);
+        let (mut id_sum, mut id_sq_sum, mut items) = (0u64, 0u64, 0u64);
         for profile in &self.0 {
-            id_sum += profile.user.id;
+            let id = profile.user.id;
+            id_sum += id;
+            id_sq_sum += id * id; // Σ id² fits u64 up to R ≈ 3.8 million
             items += (profile.orders.len() + 1 + profile.notifications.len()) as u64;
         }
         vec![
             ("profiles", Some(self.0.len() as u64)),
             ("id_sum", Some(id_sum)),
+            ("id_sq_sum", Some(id_sq_sum)),
             ("items", Some(items)),
             ("pool_size", None),
         ]

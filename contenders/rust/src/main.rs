@@ -2,11 +2,16 @@
 //!
 //! `concbench-tokio <workload> --<param>=<value> … --warmup=<W> --iterations=<N>`
 //! prints one JSON line per iteration (and spawn-idle's mark) on stdout, flushed
-//! per line, as `docs/contract.md` says. This file: argument parsing, the runtime,
-//! the iteration loop and the output. One module per workload.
+//! per line, as `docs/contract.md` says; the `http-*` workloads take no
+//! --warmup/--iterations and run a server instead (`server.rs`). This file:
+//! argument parsing, the runtime, the iteration loop and the output. One module
+//! per workload.
 
 mod channel;
 mod fanout;
+mod http_aggregate;
+mod http_hello;
+mod server;
 mod sleep_tasks;
 mod spawn_idle;
 
@@ -22,7 +27,7 @@ pub type Fields = Vec<(&'static str, Option<u64>)>;
 fn usage(msg: &str) -> ! {
     eprintln!("concbench-tokio: {msg}");
     eprintln!(
-        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel> --<param>=<value>… --warmup=<W> --iterations=<N>"
+        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel> --<param>=<value>… --warmup=<W> --iterations=<N>\n       concbench-tokio <http-hello|http-aggregate> --port=<P> --<param>=<value>…"
     );
     exit(2);
 }
@@ -154,6 +159,14 @@ fn main() {
         "sleep-tasks" => sleep_tasks::PARAMS,
         "spawn-idle" => spawn_idle::PARAMS,
         "channel" => channel::PARAMS,
+        "http-hello" => {
+            let p = params(&args, http_hello::PARAMS);
+            return serve(Server::Hello(http_hello::HttpHello::new(&p)));
+        }
+        "http-aggregate" => {
+            let p = params(&args, http_aggregate::PARAMS);
+            return serve(Server::Aggregate(http_aggregate::HttpAggregate::new(&p)));
+        }
         other => usage(&format!("unknown workload {other:?}")),
     };
     let mut expected = workload_params.to_vec();
@@ -168,15 +181,7 @@ fn main() {
         _ => Workload::Channel(channel::Channel::new(&p)),
     };
 
-    // What `#[tokio::main]` builds: the multi-thread scheduler with its default
-    // worker count (one per usable CPU) and all drivers enabled; the iteration
-    // loop runs in `block_on` on the main thread, as the body of `async fn main`.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| fail(&format!("building the Tokio runtime: {e}")));
-
-    runtime.block_on(async {
+    runtime().block_on(async {
         for index in 0..warmup + iterations {
             let start = Instant::now();
             let outcome = workload.run(index, start).await;
@@ -184,6 +189,41 @@ fn main() {
             let result = outcome.fields(); // outside the timed region
             emit(&iteration_line(index, index < warmup, elapsed_ns, &result));
         }
+    });
+}
+
+/// What `#[tokio::main]` builds: the multi-thread scheduler with its default
+/// worker count (one per usable CPU) and all drivers enabled; the iteration loop
+/// (or the server) runs in `block_on` on the main thread, as the body of
+/// `async fn main`.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(&format!("building the Tokio runtime: {e}")))
+}
+
+/// A server workload's parameters: exactly its own, no --warmup/--iterations.
+fn params(args: &[String], expected: &[&str]) -> Params {
+    Params::parse(&args[1..], expected)
+}
+
+enum Server {
+    Hello(http_hello::HttpHello),
+    Aggregate(http_aggregate::HttpAggregate),
+}
+
+/// Run a server until SIGTERM; returning from `main` then exits 0.
+fn serve(server: Server) {
+    runtime().block_on(async {
+        let (port, router, info) = match &server {
+            Server::Hello(s) => (s.port, s.router(), Vec::new()),
+            Server::Aggregate(s) => {
+                let (router, info) = s.router();
+                (s.port, router, info)
+            }
+        };
+        server::serve(port, router, &info).await;
     });
 }
 

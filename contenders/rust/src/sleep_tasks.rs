@@ -1,5 +1,6 @@
 //! `sleep-tasks` (seed 001): N tasks, one `tokio::spawn` each; a task sleeps
 //! with `tokio::time::sleep`, then runs a small CPU loop `Σ_{i<K} i % 2`.
+//! `tasks` is counted: each task returns 1 with its sum, the joiner adds them up.
 
 use std::time::Duration;
 
@@ -40,17 +41,20 @@ impl SleepTasks {
         let mut handles = Vec::with_capacity(self.tasks as usize);
         for _ in 0..self.tasks {
             let (pause, k) = (self.sleep, self.cpu_iters);
+            // A task returns (1, s): "I finished", and its loop's sum.
             handles.push(tokio::spawn(async move {
                 sleep(pause).await;
-                cpu_work(k)
+                (1u64, cpu_work(k))
             }));
         }
-        let mut cpu_sum = 0u64;
+        let (mut tasks, mut cpu_sum) = (0u64, 0u64);
         for handle in handles {
-            cpu_sum += joined(handle.await);
+            let (done, s) = joined(handle.await);
+            tasks += done;
+            cpu_sum += s;
         }
         vec![
-            ("tasks", Some(self.tasks)),
+            ("tasks", Some(tasks)),
             ("cpu_sum", Some(cpu_sum)),
             ("pool_size", None),
         ]

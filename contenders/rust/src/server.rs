@@ -1,0 +1,105 @@
+//! Lifecycle of the `http-*` servers (docs/contract.md, "Servers"): bind
+//! 127.0.0.1:P (a `tokio::net::TcpListener`, made through `TcpSocket` for its
+//! backlog), print the ready line, serve the
+//! workload's axum `Router` with `axum::serve` (hyper 1, HTTP/1.1 keep-alive, one
+//! task per connection) until SIGTERM, then shut down gracefully and return, so
+//! the process exits 0.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::serve::ListenerExt;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::Notify;
+
+use crate::{Params, emit, fail};
+
+/// The exact versions pinned with `=` in Cargo.toml (so the lock file cannot differ).
+pub const TOKIO_VERSION: &str = "1.54.1";
+pub const AXUM_VERSION: &str = "0.8.9";
+
+/// After SIGTERM, connections get this long to finish their request (idle
+/// keep-alive connections close at once); then the process exits anyway, well
+/// inside the harness's 5 s.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// The listen backlog asked for; Linux caps it at net.core.somaxconn, so the
+/// queue is the kernel's maximum, as with Go's net.Listen and Netty (both pass
+/// somaxconn). `TcpListener::bind` would use std's 128, too short when
+/// thousands of connections open at once (seed 004).
+const BACKLOG: u32 = 65_535;
+
+/// `TcpListener::bind` with a larger backlog: SO_REUSEADDR (as bind sets it),
+/// bind, listen.
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// A TCP port parameter (0..=65535), else exit 2.
+pub fn port(p: &Params, name: &str) -> u16 {
+    u16::try_from(p.u64(name)).unwrap_or_else(|_| p.reject(name, "not a TCP port"))
+}
+
+/// Serve `app` on 127.0.0.1:`port` until SIGTERM. `info` are extra ready-line
+/// keys of the `runtime` object, each a plain ASCII string.
+pub async fn serve(port: u16, app: Router, info: &[(&str, String)]) {
+    // Registered before the ready line, so a SIGTERM right after it is ours
+    // (not the default action, which would kill the process with no exit 0).
+    let mut sigterm = signal(SignalKind::terminate())
+        .unwrap_or_else(|e| fail(&format!("installing the SIGTERM handler: {e}")));
+
+    let listener = listen((Ipv4Addr::LOCALHOST, port).into())
+        .unwrap_or_else(|e| fail(&format!("binding 127.0.0.1:{port}: {e}")));
+    let port = listener
+        .local_addr()
+        .unwrap_or_else(|e| fail(&format!("local address: {e}")))
+        .port();
+    // TCP_NODELAY on every accepted socket, as Go's net/http and Netty do by
+    // default (axum's own ListenerExt::tap_io example); hyper writes a small
+    // response in one write, so this mostly matters for no-one, but it removes
+    // any Nagle/delayed-ACK interplay from the comparison.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    let mut runtime = format!(
+        "\"cpus\":{workers},\"workers\":{workers},\"tokio\":\"{TOKIO_VERSION}\",\"axum\":\"{AXUM_VERSION}\""
+    );
+    for (key, value) in info {
+        debug_assert!(!value.contains(['"', '\\']));
+        runtime.push_str(&format!(",\"{key}\":\"{value}\""));
+    }
+
+    let stopping = Arc::new(Notify::new());
+    let shutdown = {
+        let stopping = Arc::clone(&stopping);
+        async move {
+            sigterm.recv().await;
+            stopping.notify_one(); // a stored permit: never lost
+        }
+    };
+    let server = axum::serve(listener, app).with_graceful_shutdown(shutdown);
+
+    emit(&format!(
+        "{{\"type\":\"ready\",\"port\":{port},\"runtime\":{{{runtime}}}}}"
+    ));
+
+    tokio::select! {
+        result = server => {
+            if let Err(e) = result {
+                fail(&format!("serving: {e}"));
+            }
+        }
+        () = async {
+            stopping.notified().await;
+            tokio::time::sleep(GRACE).await;
+        } => eprintln!("concbench-tokio: connections still open {GRACE:?} after SIGTERM; exiting"),
+    }
+}
