@@ -118,12 +118,18 @@ class Fanout(private val requests: Int, private val concurrency: Int, service: U
         }
         return Outcome {
             var idSum = 0L
+            var idSqSum = 0L // Σ id²: proves every id was built exactly once (fits a Long up to R = 2 000 000)
             var items = 0L
             for (p in profiles) {
-                idSum += p.user.id
+                val id = p.user.id.toLong()
+                idSum += id
+                idSqSum += id * id
                 items += p.orders.size + 1 + p.notifications.size
             }
-            linkedMapOf("profiles" to profiles.size, "id_sum" to idSum, "items" to items, "pool_size" to null)
+            linkedMapOf(
+                "profiles" to profiles.size, "id_sum" to idSum, "id_sq_sum" to idSqSum, "items" to items,
+                "pool_size" to null,
+            )
         }
     }
 }
@@ -145,16 +151,19 @@ fun cpuWork(k: Long): Long {
 class SleepTasks(private val tasks: Int, private val sleepMs: Long, private val cpuIters: Long) : Workload {
     override suspend fun run(index: Int, start: Long): Outcome {
         val cpuSum = AtomicLong()
+        val finished = AtomicInteger() // counted by the tasks themselves, never echoed from the parameter
         coroutineScope {
             repeat(tasks) {
                 launch {
                     delay(sleepMs)
                     cpuSum.addAndGet(cpuWork(cpuIters))
+                    finished.incrementAndGet()
                 }
             }
         } // coroutineScope returns when every child has completed
         val sum = cpuSum.get()
-        return Outcome { linkedMapOf("tasks" to tasks, "cpu_sum" to sum, "pool_size" to null) }
+        val done = finished.get()
+        return Outcome { linkedMapOf("tasks" to done, "cpu_sum" to sum, "pool_size" to null) }
     }
 }
 
@@ -235,21 +244,38 @@ class ChannelWorkload(
                 async {
                     var count = 0L
                     var sum = 0L
+                    var same = 0L
+                    // the previous event's string stays referenced until the next one arrives, so
+                    // its memory cannot be reused for the next string; === compares identity
+                    var prev: String? = null
                     for (event in channel) {
                         count++
                         sum += when (event) {
                             is IntEvent -> event.value.toLong()
-                            is StrEvent -> event.text.length.toLong() // ASCII: length in chars == bytes
+                            is StrEvent -> {
+                                val text = event.text
+                                if (text === prev) same++
+                                prev = text
+                                text.length.toLong() // ASCII: length in chars == bytes
+                            }
                         }
                     }
-                    longArrayOf(count, sum)
+                    longArrayOf(count, sum, same)
                 }
             }.awaitAll()
         }
         return Outcome {
             val count = totals.sumOf { it[0] }
             val sum = totals.sumOf { it[1] }
-            linkedMapOf("events" to count, (if (etype == "int") "value_sum" else "bytes") to sum)
+            val result = linkedMapOf<String, Any?>(
+                "events" to count,
+                (if (etype == "int") "value_sum" else "bytes") to sum,
+                // per consumer: both must be E
+                "min_events" to (totals.minOfOrNull { it[0] } ?: 0L),
+                "max_events" to (totals.maxOfOrNull { it[0] } ?: 0L),
+            )
+            if (etype != "int") result["same_as_prev"] = totals.sumOf { it[2] }
+            result
         }
     }
 }
