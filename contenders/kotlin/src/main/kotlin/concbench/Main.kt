@@ -8,28 +8,41 @@ import java.util.Properties
 import kotlin.system.exitProcess
 
 private const val USAGE = "usage: concbench-kotlin <workload> --<param>=<value> ... --warmup=W --iterations=N\n" +
+    "       concbench-kotlin <http-workload> --port=P --<param>=<value> ...\n" +
     "       concbench-kotlin --version"
 
 private class Config(val workloadName: String, val workload: Workload, val warmup: Int, val iterations: Int)
 
+private val KNOWN = (WORKLOAD_PARAMS.keys + SERVER_PARAMS.keys).joinToString(", ")
+
 private fun parse(args: Array<String>): Config {
-    if (args.isEmpty()) throw BadInput("no workload given (known: ${WORKLOAD_PARAMS.keys.joinToString(", ")})")
+    if (args.isEmpty()) throw BadInput("no workload given (known: $KNOWN)")
     val name = args[0]
-    val names = WORKLOAD_PARAMS[name]
-        ?: throw BadInput("unknown workload '$name' (known: ${WORKLOAD_PARAMS.keys.joinToString(", ")})")
+    val names = WORKLOAD_PARAMS[name] ?: throw BadInput("unknown workload '$name' (known: $KNOWN)")
     val p = Params.parse(args.drop(1), names + listOf("warmup", "iterations"))
     val warmup = p.int("warmup", 0)
     val iterations = p.int("iterations", 1)
     return Config(name, workload(name, p), warmup, iterations)
 }
 
-/** The pinned versions (filled in by the Maven build) and the Kotlin stdlib version at run time. */
-private fun versions(): String {
-    val props = Properties()
-    Config::class.java.getResourceAsStream("/concbench-kotlin-versions.properties")?.use { props.load(it) }
-    return "kotlin ${props.getProperty("kotlin", "?")} (stdlib at run time: ${KotlinVersion.CURRENT}), " +
-        "kotlinx-coroutines ${props.getProperty("coroutines", "?")}, " +
+/** The pinned versions, filled in by the Maven build (kotlin, coroutines, ktor, logback); read on first use. */
+val PINNED: Properties by lazy {
+    Properties().also { props ->
+        Config::class.java.getResourceAsStream("/concbench-kotlin-versions.properties")?.use { props.load(it) }
+    }
+}
+
+/** The pinned versions and the Kotlin stdlib version at run time. */
+private fun versions(): String =
+    "kotlin ${PINNED.getProperty("kotlin", "?")} (stdlib at run time: ${KotlinVersion.CURRENT}), " +
+        "kotlinx-coroutines ${PINNED.getProperty("coroutines", "?")}, " +
+        "ktor ${PINNED.getProperty("ktor", "?")} (CIO engine), " +
         "java ${System.getProperty("java.vm.version")} (${System.getProperty("java.vm.name")})"
+
+private fun usageError(e: BadInput): Nothing {
+    System.err.println("concbench-kotlin: ${e.message}")
+    System.err.println(USAGE)
+    exitProcess(2)
 }
 
 fun main(args: Array<String>) {
@@ -37,12 +50,29 @@ fun main(args: Array<String>) {
         Output.line(versions())
         exitProcess(0)
     }
+    if (args.isNotEmpty() && args[0] in SERVER_PARAMS) {
+        // a server: no iterations; serves until SIGTERM (see Server.kt).
+        // IPv4 sockets: by default the JDK opens dual-stack IPv6 sockets, so bind("127.0.0.1")
+        // listens on [::ffff:127.0.0.1] (listed in /proc/net/tcp6). Read when java.net / sun.nio.ch
+        // initialise, so set before any socket class loads; server workloads only (no JVM flag).
+        System.setProperty("java.net.preferIPv4Stack", "true")
+        val server = try {
+            serverWorkload(args[0], Params.parse(args.drop(1), SERVER_PARAMS.getValue(args[0])))
+        } catch (e: BadInput) {
+            usageError(e)
+        }
+        try {
+            serve(server)
+        } catch (e: Throwable) {
+            System.err.println("concbench-kotlin ${args[0]}: failed: $e")
+            e.printStackTrace(System.err)
+            exitProcess(1)
+        }
+    }
     val config = try {
         parse(args)
     } catch (e: BadInput) {
-        System.err.println("concbench-kotlin: ${e.message}")
-        System.err.println(USAGE)
-        exitProcess(2)
+        usageError(e)
     }
 
     val mx = ManagementFactory.getThreadMXBean()

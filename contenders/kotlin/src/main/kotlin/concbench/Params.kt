@@ -3,7 +3,7 @@ package concbench
 /** A usage error: the contract wants a message on stderr and exit code 2. */
 class BadInput(message: String) : Exception(message)
 
-/** The parameters every workload takes, besides --warmup and --iterations (all required). */
+/** The parameters every batch workload takes, besides --warmup and --iterations (all required). */
 val WORKLOAD_PARAMS: Map<String, List<String>> = linkedMapOf(
     "fanout" to listOf("requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"),
     "sleep-tasks" to listOf("tasks", "sleep-ms", "cpu-iters", "pool-size"),
@@ -11,7 +11,15 @@ val WORKLOAD_PARAMS: Map<String, List<String>> = linkedMapOf(
     "channel" to listOf("workers", "events", "queue", "etype", "esize"),
 )
 
+/** The parameters of the server workloads (all required; no --warmup / --iterations). */
+val SERVER_PARAMS: Map<String, List<String>> = linkedMapOf(
+    "http-hello" to listOf("port", "pool-size"),
+    "http-aggregate" to listOf("port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"),
+)
+
 val ETYPES = listOf("int", "str", "str_ptr", "str_clone")
+
+val DOWNSTREAMS = listOf("inproc", "http")
 
 private val ARG = Regex("--([a-z][a-z0-9-]*)=(.*)", RegexOption.DOT_MATCHES_ALL)
 private val DIGITS = Regex("[0-9]+")

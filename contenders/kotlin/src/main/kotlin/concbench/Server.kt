@@ -1,0 +1,256 @@
+package concbench
+
+import io.ktor.client.HttpClient
+import io.ktor.client.engine.cio.endpoint
+import io.ktor.client.request.get
+import io.ktor.client.statement.bodyAsText
+import io.ktor.http.ContentType
+import io.ktor.http.HttpStatusCode
+import io.ktor.server.application.Application
+import io.ktor.server.engine.EmbeddedServer
+import io.ktor.server.engine.embeddedServer
+import io.ktor.server.response.respond
+import io.ktor.server.response.respondBytes
+import io.ktor.server.response.respondText
+import io.ktor.server.routing.get
+import io.ktor.server.routing.routing
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.async
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.buildJsonObject
+import kotlinx.serialization.json.put
+import sun.misc.Signal
+import java.lang.management.ManagementFactory
+import java.util.concurrent.CountDownLatch
+import kotlin.system.exitProcess
+import io.ktor.client.engine.cio.CIO as ClientCIO
+import io.ktor.server.cio.CIO as ServerCIO
+
+// ---------------------------------------------------------------------------------------------
+// http-* workloads: Ktor 3 on its CIO engine (embeddedServer(CIO, host = "127.0.0.1", port = P)),
+// one routing route per workload and no other plugin (no CallLogging: nothing is logged per
+// request; no ContentNegotiation: see aggregateModule).
+
+/** Ktor grace period and hard timeout for stop() on SIGTERM (the harness kills after 5 s). */
+private const val STOP_GRACE_MS = 1000L
+private const val STOP_TIMEOUT_MS = 3000L
+
+/**
+ * Downstream=http client pool: the CIO client's total and per-route connection limits (defaults
+ * 1000 / 100). Every downstream call goes to one route (127.0.0.1:backend-port), and an
+ * aggregate request holds two calls at once (detail ∥ extra), so 4096 lets 2048 server
+ * connections run without waiting for a pooled connection; the contract asks for ≥ 1024.
+ */
+const val CLIENT_MAX_CONNECTIONS = 4096
+const val CLIENT_MAX_CONNECTIONS_PER_ROUTE = 4096
+
+/** A server workload, set up from its parameters; [module] installs its routes. */
+class ServerWorkload(
+    val name: String,
+    val port: Int,
+    val module: Application.() -> Unit,
+    /** Extra keys for the ready line's runtime object. */
+    val info: Map<String, Any?>,
+    /** Closed after the server stopped (the downstream HTTP client). */
+    val close: () -> Unit = {},
+)
+
+fun serverWorkload(name: String, p: Params): ServerWorkload {
+    val port = p.int("port", 1, 65535)
+    p.int("pool-size", 0) // validated, then ignored: Ktor CIO runs calls as coroutines, not on a pool
+    return when (name) {
+        "http-hello" -> ServerWorkload(name, port, { helloModule() }, emptyMap())
+        "http-aggregate" -> {
+            val baseMs = p.long("base-ms", 0)
+            val detailMs = p.long("detail-ms", 0)
+            val extraMs = p.long("extra-ms", 0)
+            val downstreamKind = p.choice("downstream", DOWNSTREAMS)
+            val backendPort = p.int("backend-port", 0, 65535)
+            if (downstreamKind == "http" && backendPort == 0) {
+                throw BadInput("--downstream=http needs --backend-port in 1..65535")
+            }
+            val client = if (downstreamKind == "http") downstreamClient() else null
+            val downstream = if (client != null) HttpDownstream(client, backendPort) else InprocDownstream
+            val service = UserAggregateService(downstream, baseMs, detailMs, extraMs)
+            ServerWorkload(
+                name, port, { aggregateModule(service) },
+                linkedMapOf(
+                    "downstream" to downstreamKind,
+                    "client_pool" to if (client == null) null else linkedMapOf(
+                        "engine" to "ktor-client-cio",
+                        "max_connections" to CLIENT_MAX_CONNECTIONS,
+                        "max_connections_per_route" to CLIENT_MAX_CONNECTIONS_PER_ROUTE,
+                    ),
+                ),
+                close = { client?.close() },
+            )
+        }
+        else -> throw BadInput("unknown workload '$name'")
+    }
+}
+
+/**
+ * Starts the server on 127.0.0.1:port, prints the ready line once it accepts connections, and
+ * serves until SIGTERM: then stop(grace, timeout) and exit 0. (Without the handler the JVM's own
+ * SIGTERM handling would run Ktor's shutdown hook and exit with 143.)
+ */
+fun serve(w: ServerWorkload): Nothing {
+    val server = embeddedServer(ServerCIO, host = "127.0.0.1", port = w.port, module = w.module)
+    Signal.handle(Signal("TERM")) {
+        // stop() unregisters Ktor's JVM shutdown hook, so exitProcess does not stop it twice
+        server.stop(STOP_GRACE_MS, STOP_TIMEOUT_MS)
+        w.close()
+        exitProcess(0)
+    }
+    server.start(wait = false) // returns once the CIO engine's server socket is bound and accepting
+    Output.line(readyLine(server, w))
+    CountDownLatch(1).await() // main waits; the TERM handler ends the process
+    exitProcess(1) // not reached
+}
+
+private fun readyLine(server: EmbeddedServer<*, *>, w: ServerWorkload): String {
+    val port = runBlocking { server.engine.resolvedConnectors().single().port }
+    val runtime = linkedMapOf<String, Any?>(
+        "cpus" to Runtime.getRuntime().availableProcessors(),
+        "engine" to "ktor-cio",
+        "ktor" to PINNED.getProperty("ktor", "?"),
+        "kotlin" to PINNED.getProperty("kotlin", "?"),
+        "coroutines" to PINNED.getProperty("coroutines", "?"),
+        "java" to System.getProperty("java.vm.version"),
+        "gc" to ManagementFactory.getGarbageCollectorMXBeans().joinToString(", ") { it.name },
+        // CIO accepts, reads and runs every call on Dispatchers.IO (elastic, at most this many threads)
+        "dispatcher" to "Dispatchers.IO",
+        "io_parallelism" to (System.getProperty("kotlinx.coroutines.io.parallelism")?.toIntOrNull()
+            ?: maxOf(64, Runtime.getRuntime().availableProcessors())),
+        "pool" to null,
+    )
+    runtime.putAll(w.info)
+    return Output.json(linkedMapOf("type" to "ready", "port" to port, "runtime" to runtime))
+}
+
+// ---------------------------------------------------------------------------------------------
+// http-hello (seed 004): GET /hello -> 200 text/plain, 199 'x' + '\n', built once
+
+private val HELLO_BODY: ByteArray = ByteArray(200) { 'x'.code.toByte() }.also { it[199] = '\n'.code.toByte() }
+
+fun Application.helloModule() {
+    routing {
+        get("/hello") {
+            call.respondBytes(HELLO_BODY, ContentType.Text.Plain)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// http-aggregate (seed 003): base, then detail ∥ extra, as the post's "async-ultra" version, with
+// coroutines: coroutineScope { base; async detail; async extra }
+
+/** One downstream call of [ms] milliseconds. */
+fun interface Downstream {
+    suspend fun call(ms: Long)
+}
+
+/** downstream=inproc: the coroutine's own wait, delay(). */
+object InprocDownstream : Downstream {
+    override suspend fun call(ms: Long) = delay(ms)
+}
+
+class DownstreamException(message: String) : Exception(message)
+
+/** The shared Ktor client for downstream=http: CIO engine, keep-alive HTTP/1.1, a raised pool. */
+fun downstreamClient(): HttpClient = HttpClient(ClientCIO) {
+    expectSuccess = false // the status is checked by HttpDownstream (non-200 -> 502)
+    engine {
+        maxConnectionsCount = CLIENT_MAX_CONNECTIONS
+        endpoint {
+            maxConnectionsPerRoute = CLIENT_MAX_CONNECTIONS_PER_ROUTE
+        }
+    }
+}
+
+/** downstream=http: GET http://127.0.0.1:<backend-port>/delay/<ms>, whole body read, 200 required. */
+class HttpDownstream(private val client: HttpClient, backendPort: Int) : Downstream {
+    private val base = "http://127.0.0.1:$backendPort/delay/"
+
+    override suspend fun call(ms: Long) {
+        val response = client.get(base + ms)
+        response.bodyAsText() // the whole body ({"delay_ms":<ms>})
+        if (response.status != HttpStatusCode.OK) throw DownstreamException("backend answered ${response.status}")
+    }
+}
+
+class UserDetail(val name: String, val age: Int, val sex: Int)
+class UserExtraInfo(val phone: String, val level: String)
+
+/** The post's UserService, suspend instead of blocking, the three calls on [downstream]. */
+class UserAggregateService(
+    private val downstream: Downstream,
+    private val baseMs: Long,
+    private val detailMs: Long,
+    private val extraMs: Long,
+) {
+    suspend fun getUserBaseInfo(id: Long): Long {
+        downstream.call(baseMs)
+        return id
+    }
+
+    suspend fun getUserDetailInfo(userId: Long): UserDetail {
+        downstream.call(detailMs)
+        return UserDetail("User-$userId", 25, 1)
+    }
+
+    suspend fun getUserExtraInfo(userId: Long): UserExtraInfo {
+        downstream.call(extraMs)
+        return UserExtraInfo("13800138000", "VIP会员")
+    }
+
+    /** base first (detail and extra need the id), then detail and extra concurrently. */
+    suspend fun assembleUser(id: Long): JsonObject = coroutineScope {
+        val userId = getUserBaseInfo(id)
+        val detail = async { getUserDetailInfo(userId) }
+        val extra = async { getUserExtraInfo(userId) }
+        val d = detail.await()
+        val e = extra.await()
+        buildJsonObject {
+            put("id", userId)
+            put("name", d.name)
+            put("age", d.age)
+            put("sex", d.sex)
+            put("phone", e.phone)
+            put("level", e.level)
+        }
+    }
+}
+
+private val ID = Regex("[0-9]{1,18}")
+
+/**
+ * The JSON is kotlinx.serialization's: a JsonObject encoded by Json.encodeToString, answered with
+ * respondText(application/json; charset=UTF-8). Ktor's guides would install ContentNegotiation {
+ * json() } and respond a @Serializable class; neither is buildable here (manifest note "json").
+ */
+fun Application.aggregateModule(service: UserAggregateService) {
+    routing {
+        get("/user/{id}") {
+            val raw = call.parameters["id"]
+            val id = if (raw != null && ID.matches(raw)) raw.toLong() else 0L
+            if (id < 1) {
+                call.respond(HttpStatusCode.BadRequest)
+                return@get
+            }
+            val user = try {
+                service.assembleUser(id)
+            } catch (e: CancellationException) {
+                throw e
+            } catch (e: Exception) { // the backend failed, refused or answered non-200
+                call.respond(HttpStatusCode.BadGateway)
+                return@get
+            }
+            call.respondText(Json.encodeToString(JsonObject.serializer(), user), ContentType.Application.Json)
+        }
+    }
+}
