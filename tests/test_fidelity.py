@@ -63,9 +63,9 @@ def test_timeout_escalates_and_reports():
 
 def test_python_sampler_fallback_measures_too(monkeypatch):
     """Without a C compiler the Python sampler takes over, with the same results."""
-    from concbench.runner import executor
+    from concbench.runner import process
 
-    monkeypatch.setattr(executor, "binary", lambda: None)
+    monkeypatch.setattr(process, "binary", lambda: None)
     argv = [sys.executable, "-c", ALLOCATE.format(mib=40)]
     out = execute(argv, Path.cwd(), dict(os.environ), timeout_s=60, rss_limit=None)
     assert out.sampler_kind == "python" and out.exit_code == 0

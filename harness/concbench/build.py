@@ -90,7 +90,7 @@ class Builder:
         return self._done[tc.name]
 
     def _build(self, tc: Toolchain, force: bool) -> BuildOutcome:
-        tools = toolchains.resolve(tc.requires)
+        tools = toolchains.resolve(tc.requires, tc.packages, self._say)
         if isinstance(tools, str):
             return BuildOutcome(tc.name, ok=False, reason=tools)
         self._cache.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,8 @@ class Toolchain:
     build_commands: tuple[Command, ...]
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    packages: dict[str, str] = field(default_factory=dict, compare=False)
+    """Required tool → the Debian package that provides it (installed when run as root)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class Contender:
     workloads: tuple[str, ...]
     pooled: frozenset[str]
     notes: dict[str, str] = field(default_factory=dict, compare=False)
+    ready: str = "line"
+    """Servers: "line" (prints the ready line) or "connect" (the harness polls the port)."""
+    bounds: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Servers: what caps the design (docs/contract.md, "Manifest keys for servers")."""
 
     def is_pooled(self, workload: str) -> bool:
         return workload in self.pooled
@@ -49,10 +55,34 @@ def _commands(raw: Any, where: str) -> tuple[Command, ...]:
     return tuple(tuple(c) for c in raw)
 
 
+def _packages(raw: Any, where: str) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise UserError(f"{where} must be a table of tool = \"debian-package\"")
+    return {str(k): v for k, v in raw.items()}
+
+
 def _strings(raw: Any, where: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(s, str) for s in raw):
         raise UserError(f"{where} must be a list of strings")
     return tuple(raw)
+
+
+_BOUND_KEYS = {"sequential": bool, "request-threads": (int, str), "async-threads": (int, str)}
+
+
+def _bounds(raw: Any, where: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise UserError(f"{where} must be a table")
+    for key, value in raw.items():
+        if key not in _BOUND_KEYS:
+            raise UserError(f"{where}: unknown key {key!r}; known: {', '.join(_BOUND_KEYS)}")
+        valid = isinstance(value, _BOUND_KEYS[key]) and (key == "sequential") == (
+            isinstance(value, bool)) and (
+            not isinstance(value, str) or value == "pool-size")
+        if not valid:
+            want = "true or false" if key == "sequential" else 'a number or "pool-size"'
+            raise UserError(f"{where}.{key} = {value!r} is not valid: {want}")
+    return dict(raw)
 
 
 def load_manifest(path: Path) -> list[Contender]:
@@ -71,6 +101,7 @@ def load_manifest(path: Path) -> list[Contender]:
         build_commands=_commands(tc.get("build", []), f"{path}: toolchain.build"),
         inputs=_strings(tc.get("inputs", []), f"{path}: toolchain.inputs"),
         outputs=_strings(tc.get("outputs", []), f"{path}: toolchain.outputs"),
+        packages=_packages(tc.get("packages", {}), f"{path}: toolchain.packages"),
     )
     contenders = []
     for name, entry in doc.get("contenders", {}).items():
@@ -85,9 +116,17 @@ def load_manifest(path: Path) -> list[Contender]:
                 workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
                 pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
                 notes={str(k): str(v) for k, v in entry.get("notes", {}).items()},
+                ready=_ready(entry.get("ready", "line"), f"{where}.ready"),
+                bounds=_bounds(entry.get("bounds", {}), f"{where}.bounds"),
             )
         )
     return contenders
+
+
+def _ready(raw: Any, where: str) -> str:
+    if raw not in ("line", "connect"):
+        raise UserError(f"{where} must be \"line\" or \"connect\", not {raw!r}")
+    return str(raw)
 
 
 def discover(root: Path) -> dict[str, Contender]:

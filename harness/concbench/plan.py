@@ -10,6 +10,7 @@ from typing import Any
 from concbench.errors import UserError
 from concbench.manifest import Contender
 from concbench.workloads import WorkloadSpec
+from concbench.workloads.server import limit_problem
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 
@@ -35,6 +36,10 @@ class Settings:
     timeout_s: float = 600.0
     rss_limit: int | None = None
     reference: str | None = None
+    server_cpus: str | None = None
+    """Server workloads: CPUs of the server (None: the lower half of the usable CPUs)."""
+    client_cpus: str | None = None
+    """Server workloads: CPUs of the load generator (None: the rest)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Plan:
         return {
             "name": self.name, "runs": s.runs, "warmup": s.warmup, "iterations": s.iterations,
             "timeout_s": s.timeout_s, "mem_limit_bytes": s.rss_limit, "reference": s.reference,
+            "server_cpus": s.server_cpus, "client_cpus": s.client_cpus,
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params} for c in self.cells],
         }
@@ -89,6 +95,10 @@ def cells_for(spec: WorkloadSpec, contenders: list[Contender], given: dict[str, 
     cells = []
     for combo in itertools.product(*axes) if axes else [()]:
         params = spec.resolve({**fixed, **dict(combo)})
+        if spec.server is not None:
+            problem = limit_problem(params, spec.server.uses_backend(params))
+            if problem:
+                raise UserError(problem)
         cells += [CellPlan(spec, c, params) for c in contenders]
     return cells
 
@@ -99,7 +109,8 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
 
     settings = Settings(runs=d["runs"], warmup=d["warmup"], iterations=d["iterations"],
                         timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
-                        reference=d.get("reference"))
+                        reference=d.get("reference"), server_cpus=d.get("server_cpus"),
+                        client_cpus=d.get("client_cpus"))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

@@ -68,7 +68,7 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
     recorder.set_toolchains(build_all(plan, builder))
     try:
         with ui.ProgressView(len(plan.cells) * plan.settings.runs) as view:
-            run_plan(plan, builder, recorder, view)
+            run_plan(plan, builder, recorder, view, say=view.say)
     except KeyboardInterrupt:
         ui.err.print(f"[yellow]interrupted[/]: every finished cell is in {recorder.results_path}; "
                      f"continue with --resume {recorder.doc.run_id}")

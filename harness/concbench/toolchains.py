@@ -12,9 +12,11 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 _EXTRA_PLACES = {
     "go": ["/usr/local/go/bin/go"],
+    "nginx": ["/usr/sbin/nginx"],
     "cargo": [str(Path.home() / ".cargo/bin/cargo")],
 }
 _HINTS = {
@@ -74,8 +76,13 @@ def find_jdk(minimum: int) -> Path | None:
     return best[1] if best else None
 
 
-def resolve(requires: tuple[str, ...]) -> ToolEnv | str:
-    """Tools for a toolchain, or the reason (with what to do) why they are not all here."""
+def resolve(requires: tuple[str, ...], packages: dict[str, str] | None = None,
+            say: Callable[[str], None] = lambda _m: None) -> ToolEnv | str:
+    """Tools for a toolchain, or the reason (with what to do) why they are not all here.
+
+    A missing tool that `packages` maps to a Debian package is installed first when we run
+    as root (apt-get), so a fresh machine needs no manual step."""
+    packages = packages or {}
     placeholders = {"python": sys.executable}
     path_dirs: list[str] = []
     env: dict[str, str] = {}
@@ -91,8 +98,14 @@ def resolve(requires: tuple[str, ...]) -> ToolEnv | str:
             path_dirs.insert(0, str(home / "bin"))
             continue
         tool = _which(req)
+        if tool is None and req in packages:
+            from concbench import tools
+
+            tools.install_package(req, packages[req], say)
+            tool = _which(req)
         if tool is None:
-            return f"{req} not found: " + _HINTS.get(req, f"install {req}")
+            hint = f"apt-get install -y {packages[req]}" if req in packages else None
+            return f"{req} not found: " + (hint or _HINTS.get(req, f"install {req}"))
         placeholders[req] = tool
         path_dirs.append(str(Path(tool).parent))
     if path_dirs:

@@ -34,3 +34,27 @@ def single_measurement(metric: str) -> str:
 def runs_cut_short(done: int, planned: int, status: str) -> str:
     return (f"stopped after {done} of {planned} runs ({status}): the remaining runs would "
             "hit the same limit; raise --timeout or --mem-limit to measure this cell")
+
+
+def generator_bound(generator_pct: float, server_pct: float) -> str:
+    return (f"generator-bound: the load generator used {generator_pct:.0f}% of its CPUs while "
+            f"the server used {server_pct:.0f}% of its own: requests/s here is a floor of what "
+            "the server can do, not its capacity; give the generator more CPUs "
+            "(--client-cpus, --param threads=N) or run it on another host")
+
+
+def errors_under_load(runs_with_errors: int, runs: int, errors: dict[str, int]) -> str:
+    kinds = ", ".join(f"{k} {v}" for k, v in errors.items() if v)
+    return (f"errors under load in {runs_with_errors} of {runs} runs (first: {kinds}): "
+            "see the errors column; connect errors at many connections usually mean the "
+            "listen backlog or the open-file limit")
+
+
+def backend_busy(backend_pct: float) -> str:
+    return (f"the latency backend used {backend_pct:.0f}% of its CPUs: it may be the "
+            "bottleneck; give it a CPU of its own (--client-cpus) or use downstream=inproc")
+
+
+def runtime_ignores_affinity(seen: int, given: int) -> str:
+    return (f"the runtime reported {seen} CPUs but was pinned to {given}: it did not follow "
+            "the affinity mask, so it runs more workers than CPUs")

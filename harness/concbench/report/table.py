@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from concbench.report import units
+from concbench.report import server_table, units
 from concbench.resultset.model import CellResult
 
 
@@ -77,6 +77,18 @@ def _row(cell: CellResult, varying: list[str], ref_time: float | None,
     return (*head, *cols, status[:160])
 
 
+def _server_table(workload: str, group: list[CellResult], varying: list[str]) -> Table:
+    headers = ("contender", *varying, *server_table.HEADERS[:2],
+               server_table.versus_header(group), *server_table.HEADERS[2:], "status")
+    rows = []
+    for cell in group:
+        head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
+        status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
+        rows.append((*head, *server_table.row(cell, group), status[:160]))
+    fixed = {k: v for k, v in group[0].params.items() if k not in varying}
+    return Table(workload, headers, tuple(rows), fixed)
+
+
 def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Table]:
     by_workload: dict[str, list[CellResult]] = {}
     for cell in cells:
@@ -84,6 +96,9 @@ def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Ta
     found = []
     for workload, group in by_workload.items():
         varying = _varying(group)
+        if workload.startswith("http-"):
+            found.append(_server_table(workload, group, varying))
+            continue
         with_ref = reference is not None
         with_jvm = any("result.jvm_threads" in c.stats for c in group)
         headers = ("contender", *varying, "time (median)", "95% CI", "efficiency",

@@ -54,7 +54,8 @@ def _summary(d: dict[str, Any]) -> Summary:
 def _run(d: dict[str, Any]) -> RunResult:
     iterations = tuple(Iteration(**it) for it in d["iterations"])
     known = {f.name for f in dataclasses.fields(RunResult)}
-    return RunResult(**{**{k: v for k, v in d.items() if k in known}, "iterations": iterations})
+    return RunResult(**{**{k: v for k, v in d.items() if k in known}, "iterations": iterations,
+                        "warnings": tuple(d.get("warnings", ()))})
 
 
 def cell_from_dict(d: dict[str, Any]) -> CellResult:

@@ -61,7 +61,15 @@ class RunResult:
     sampler_kind: str = ""
     """native (the C sampler) or python (the fallback without a C compiler)."""
     load: dict[str, Any] | None = None
-    """Server workloads: requests_per_s, latency_ms, errors."""
+    """Server workloads, the measured load: requests_per_s, latency_ms {p50, p90, p99, p999,
+    max, min, mean}, percentiles [[p, ms]…], errors by kind, the generator's CPU and command."""
+    server: dict[str, Any] | None = None
+    """Server workloads: port, ready_s, the runtime's own report (cpus …), its CPUs, the
+    measured window (CPU %, RSS, threads, context switches, open fds), verification, stop."""
+    backend: dict[str, Any] | None = None
+    """http-aggregate with downstream=http: the latency backend's window and request count."""
+    warnings: tuple[str, ...] = ()
+    """Run-level warnings (e.g. a server that did not stop on SIGTERM)."""
 
     @property
     def cpu_s(self) -> float:

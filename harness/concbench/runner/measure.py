@@ -10,6 +10,7 @@ from typing import Any
 from concbench.manifest import Contender
 from concbench.resultset.model import Iteration, RunResult
 from concbench.runner.executor import ProcessOutcome, execute
+from concbench.runner.sampler import Sample
 from concbench.toolchains import ToolEnv
 from concbench.workloads import WorkloadSpec
 
@@ -28,10 +29,7 @@ class RunRequest:
     rss_limit: int | None = None
 
     def argv(self) -> list[str]:
-        head = self.tools.expand(self.contender.run)
-        folder = self.contender.toolchain.folder
-        if not os.path.isabs(head[0]) and (folder / head[0]).exists():
-            head[0] = str(folder / head[0])
+        head = contender_head(self.contender, self.tools)
         args = [f"--{k}={v}" for k, v in self.params.items()]
         return [*head, self.spec.name, *args, f"--warmup={self.warmup}",
                 f"--iterations={self.iterations}"]
@@ -81,6 +79,26 @@ def classify(req: RunRequest, out: ProcessOutcome,
     return "ok", None
 
 
+def write_samples(samples: list[Sample], path: Path | None) -> str | None:
+    """The sampled time series as CSV; its path relative to the run folder (None: none)."""
+    if path is None or not samples:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = ["t_s,rss_bytes,threads,cpu_s"]
+    rows += [f"{s.t_s:.4f},{s.rss_bytes},{s.threads},{s.cpu_s:.3f}" for s in samples]
+    path.write_text("\n".join(rows) + "\n")
+    return str(path.relative_to(path.parents[1]))
+
+
+def contender_head(contender: Contender, tools: ToolEnv) -> list[str]:
+    """The contender's run command, relative paths resolved against its folder."""
+    head = tools.expand(contender.run)
+    folder = contender.toolchain.folder
+    if not os.path.isabs(head[0]) and (folder / head[0]).exists():
+        head[0] = str(folder / head[0])
+    return head
+
+
 def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
     env = {**os.environ, **req.tools.env}
@@ -88,13 +106,6 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     iterations, problems = _iterations(out.messages)
     status, reason = classify(req, out, iterations, problems)
     reported_s = sum(it.elapsed_ns for it in iterations) / 1e9
-    samples_file = None
-    if samples_path is not None and out.samples:
-        samples_path.parent.mkdir(parents=True, exist_ok=True)
-        rows = ["t_s,rss_bytes,threads,cpu_s"]
-        rows += [f"{s.t_s:.4f},{s.rss_bytes},{s.threads},{s.cpu_s:.3f}" for s in out.samples]
-        samples_path.write_text("\n".join(rows) + "\n")
-        samples_file = str(samples_path.relative_to(samples_path.parents[1]))
     return RunResult(
         status=status,
         reason=reason,
@@ -110,7 +121,7 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         iterations=tuple(iterations),
         marks=out.marks,
         exit_code=out.exit_code,
-        samples_file=samples_file,
+        samples_file=write_samples(out.samples, samples_path),
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s,
         sampler_kind=out.sampler_kind,

@@ -9,7 +9,10 @@ from concbench.plan import CellPlan, Plan
 from concbench.resultset.model import CellResult, RunResult
 from concbench.resultset.recorder import Recorder
 from concbench.runner.measure import RunRequest, measure
+from concbench.runner.server_run import ServerRequest, measure_server
+from concbench.runner.server_setup import ServerContext, prepare
 from concbench.stats.cell import aggregate, unavailable
+from concbench.workloads.server import resolve_bounds
 
 
 # A run that hit the timeout or the memory limit ends its cell: the next would do the same.
@@ -31,18 +34,43 @@ def toolchain_record(outcome: BuildOutcome) -> dict[str, object]:
             "build_seconds": round(outcome.seconds, 1)}
 
 
-def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None) -> dict[str, object]:
+def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
+              servers: ServerContext | None = None) -> dict[str, object]:
     s = plan.settings
-    return {"style": cell.contender.style, "notes": cell.contender.notes,
-            "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
-            cell.contender.toolchain.name, "warmup": s.warmup, "iterations": s.iterations,
-            "runs_planned": s.runs, "throughput_unit": cell.spec.throughput_unit,
-            "command": argv}
+    found: dict[str, object] = {
+        "style": cell.contender.style, "notes": cell.contender.notes,
+        "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
+        cell.contender.toolchain.name, "warmup": s.warmup, "iterations": s.iterations,
+        "runs_planned": s.runs, "throughput_unit": cell.spec.throughput_unit, "command": argv}
+    if cell.spec.server is not None and servers is not None:
+        found["placement"] = servers.placement.to_dict()
+        found["bounds_declared"] = cell.contender.bounds
+        found["tools"] = servers.versions
+    return found
 
 
-def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer) -> None:
+def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerContext | None):
+    """The request for this cell's runs and the function that measures one."""
+    s = plan.settings
+    assert outcome.tools is not None
+    if cell.spec.server is None:
+        req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
+                         s.warmup, s.iterations, s.timeout_s, s.rss_limit)
+        return req.argv(), lambda path: measure(req, path)
+    assert servers is not None
+    sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
+                         s.rss_limit, servers.placement, servers.backend_exe)
+    return sreq.argv(0, None), lambda path: measure_server(sreq, path)
+
+
+def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
+             say=lambda _m: None) -> None:
     done = recorder.done_keys()
     s = plan.settings
+    servers = prepare(plan, builder, say)
+    if servers is not None:
+        recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
+                                                "versions": servers.versions}})
     for index, cell in enumerate(plan.cells):
         if cell.key in done:
             observer.cell_skipped(cell, s.runs)
@@ -50,23 +78,26 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
         outcome = builder.ensure(cell.contender.toolchain)
         recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
         pooled = cell.contender.is_pooled(cell.spec.name)
-        if not outcome.ok or outcome.tools is None:
+        missing = servers.unavailable_reason(cell.params) if servers and cell.spec.server \
+            else None
+        if not outcome.ok or outcome.tools is None or missing:
             result = unavailable(cell.spec, cell.contender.name, cell.params, pooled,
-                                 outcome.reason or "unavailable", _metadata(plan, cell, None))
+                                 missing or outcome.reason or "unavailable",
+                                 _metadata(plan, cell, None, servers))
             observer.cell_skipped(cell, s.runs)
         else:
-            req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
-                             s.warmup, s.iterations, s.timeout_s, s.rss_limit)
+            argv, measure_one = _runner(plan, cell, outcome, servers)
             runs = []
             for run_index in range(s.runs):
                 observer.run_started(cell, run_index, s.runs)
-                run = measure(req, recorder.samples_path(index, run_index))
+                run = measure_one(recorder.samples_path(index, run_index))
                 runs.append(run)
                 observer.run_finished(cell, run)
                 if run.status in STOP_AFTER:  # would only cost the same again, run after run
                     observer.cell_skipped(cell, s.runs - run_index - 1)
                     break
             result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
-                               _metadata(plan, cell, req.argv()))
+                               _metadata(plan, cell, argv, servers),
+                               resolve_bounds(cell.contender.bounds, cell.params))
         recorder.add(result)
         observer.cell_finished(result)

@@ -6,7 +6,9 @@ from typing import Any, Callable
 
 from concbench import warnings
 from concbench.resultset.model import CellResult, RunResult, Summary
+from concbench.stats.server_cell import bounds_of, server_stats, server_warnings
 from concbench.stats.summary import summarize
+from concbench.workloads.server import Bounds
 from concbench.workloads import WorkloadSpec
 
 # Worst first: a cell takes the status of its worst run.
@@ -61,8 +63,27 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
     return {k: v for k, v in found.items() if v is not None}
 
 
+def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResult],
+                  ok_runs: list[RunResult], metadata: dict[str, Any], bounds: Bounds | None
+                  ) -> tuple[dict[str, Summary], float | None, float | None, list[str]]:
+    """Stats, ideal (latency floor, s), efficiency (rate ÷ tightest ceiling) and warnings."""
+    stats = server_stats(ok_runs)
+    floor_ms, found = bounds_of(spec, params, bounds or Bounds())
+    efficiency = None
+    if floor_ms is not None:
+        metadata["bounds"] = {"latency_floor_ms": floor_ms,
+                              "ceilings": [c.to_dict() for c in found],
+                              "tightest": found[0].name if found else None}
+        rate = stats.get("requests_per_s")
+        if found and rate:
+            efficiency = rate.median / found[0].requests_per_s
+    notes = server_warnings(runs, stats, metadata.get("placement"))
+    return stats, floor_ms / 1000 if floor_ms is not None else None, efficiency, notes
+
+
 def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled: bool,
-              runs: list[RunResult], metadata: dict[str, Any]) -> CellResult:
+              runs: list[RunResult], metadata: dict[str, Any],
+              bounds: Bounds | None = None) -> CellResult:
     ok_runs = [r for r in runs if r.status == "ok"]
     failed = [r for r in runs if r.status != "ok"]
     status, reason = "ok", None
@@ -75,6 +96,13 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled
         planned = metadata.get("runs_planned", len(runs))
         if len(runs) < planned:
             notes.append(warnings.runs_cut_short(len(runs), planned, worst.status))
+    if spec.server is not None:
+        stats, ideal, efficiency, more = _server_parts(spec, params, runs, ok_runs, metadata,
+                                                       bounds)
+        return CellResult(workload=spec.name, contender=contender, params=dict(params),
+                          status=status, reason=reason, ideal_s=ideal, efficiency=efficiency,
+                          runs=tuple(runs), stats=stats, metadata=metadata,
+                          warnings=tuple(notes + more))
     stats = cell_stats(spec, params, ok_runs)
     ideal = spec.ideal_s(params, pooled)
     elapsed = stats.get("elapsed_s")

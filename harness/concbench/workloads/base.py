@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from concbench.errors import UserError
+
+if TYPE_CHECKING:
+    from concbench.workloads.server import ServerSpec
 
 Params = Mapping[str, Any]
 
@@ -70,6 +73,8 @@ class WorkloadSpec:
     """Problems with the marks of a run (for example a mark that came too late)."""
     rate_mark: str | None = None
     """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
+    server: "ServerSpec | None" = None
+    """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -1,0 +1,84 @@
+"""Rows of the summary table for server workloads (http-*): the load figures first.
+
+The `vs` column is the fraction of a ceiling: for http-hello the nginx row with the same
+parameters (what this machine and generator can do at all), for http-aggregate the tightest
+Little's-law bound of the design (named).
+"""
+
+from __future__ import annotations
+
+from concbench.report import units
+from concbench.resultset.model import CellResult
+
+CEILING_CONTENDER = "nginx"
+_BOUND_SHORT = {"connections": "conn", "request threads": "threads", "async pool": "pool"}
+
+
+def _median(cell: CellResult, key: str) -> float | None:
+    s = cell.stats.get(key)
+    return s.median if s else None
+
+
+def _ms(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.0f} ms" if v >= 100 else f"{v:.1f} ms" if v >= 1 else f"{v * 1000:.0f} µs"
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.0f}%"
+
+
+def _rate(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"{v / 1000:.1f}k" if v >= 10_000 else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def _ci(cell: CellResult) -> str:
+    s = cell.stats.get("requests_per_s")
+    if not s or not s.ci95:
+        return "—"
+    return f"± {_rate((s.ci95[1] - s.ci95[0]) / 2)}"
+
+
+def _versus(cell: CellResult, group: list[CellResult]) -> str:
+    rate = _median(cell, "requests_per_s")
+    if rate is None:
+        return "—"
+    bounds = cell.metadata.get("bounds")
+    if bounds and cell.efficiency is not None:
+        name = bounds.get("tightest") or ""
+        return f"{cell.efficiency:.0%} {_BOUND_SHORT.get(name, name)}".strip()
+    for other in group:
+        if other.contender == CEILING_CONTENDER and other.params == cell.params \
+                and other is not cell:
+            ceiling = _median(other, "requests_per_s")
+            return f"{rate / ceiling:.0%}" if ceiling else "—"
+    return "—"
+
+
+def versus_header(group: list[CellResult]) -> str:
+    if any(c.metadata.get("bounds") for c in group):
+        return "of bound"
+    return f"vs {CEILING_CONTENDER}"
+
+
+HEADERS = ("requests/s", "95% CI", "p50", "p99", "p99.9", "max", "errors", "server CPU",
+           "server RSS", "threads", "gen CPU", "start-up", "n")
+
+
+def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
+    """The figures after the contender and varying parameters, before the status."""
+    if "requests_per_s" not in cell.stats:
+        return ("—",) * (len(HEADERS) + 1)
+    errors = _median(cell, "errors_total")
+    n = cell.stats["requests_per_s"].n
+    return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group),
+            _ms(_median(cell, "latency_p50_ms")), _ms(_median(cell, "latency_p99_ms")),
+            _ms(_median(cell, "latency_p999_ms")), _ms(_median(cell, "latency_max_ms")),
+            units.count(errors), _pct(_median(cell, "server_cpu_percent")),
+            units.size(_median(cell, "server_peak_rss_bytes")),
+            units.count(_median(cell, "server_peak_threads")),
+            _pct(_median(cell, "generator_cpu_percent")),
+            units.seconds(_median(cell, "startup_s")), str(n))

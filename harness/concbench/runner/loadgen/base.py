@@ -1,0 +1,174 @@
+"""The interface every load generator implements, and what a load run yields.
+
+A generator is one module with a class that has `name`, `missing()` (why it cannot run
+here, or None) and `run(LoadSpec) -> LoadResult`. The server runner never knows which one
+it drives; `loadgen=wrk|oha` picks it (runner.loadgen.GENERATORS).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+PERCENTILE_POINTS = (50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0)
+"""The latency distribution kept for the report's percentile plot (HdrHistogram style)."""
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    """One load run against one server."""
+
+    url: str
+    """Base URL, e.g. http://127.0.0.1:8080 (the path comes from path/varied_ids)."""
+    path: str
+    """Request path, e.g. /hello or /user/1001."""
+    varied_ids: bool
+    """Vary the numeric id at the end of the path per request (path must end in a number)."""
+    connections: int
+    duration_s: float
+    threads: int
+    keepalive: bool
+    rate: int
+    """Requests/s for open-loop load; 0 for closed loop (as fast as responses come)."""
+    cpus: tuple[int, ...]
+    """CPUs the generator is pinned to (empty: not pinned)."""
+    timeout_s: float
+    """Per-request timeout of the generator (longer than the run, so none is cut short)."""
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What one load run measured, in the keys of DESIGN.md §5's `load` block."""
+
+    generator: str
+    requests: int
+    """Completed responses, any status."""
+    ok_requests: int
+    """Responses with a 2xx status."""
+    duration_s: float
+    requests_per_s: float
+    """2xx responses per second of the run."""
+    latency_ms: dict[str, float | None]
+    """p50, p90, p99, p999, max, min, mean (ms)."""
+    percentiles: list[tuple[float, float]]
+    """(percentile, ms) at PERCENTILE_POINTS."""
+    errors: dict[str, int]
+    """connect, read, write, timeout, status (non-2xx), other; 0 when none."""
+    cpu_s: float
+    """User + system CPU of the generator process."""
+    wall_s: float
+    cpus: tuple[int, ...]
+    command: list[str]
+    corrected: bool
+    """True when latencies are corrected for coordinated omission (oha with a rate)."""
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def errors_total(self) -> int:
+        return sum(self.errors.values())
+
+    def cpu_percent(self) -> float | None:
+        """CPU used as a share of the CPUs it was pinned to (100 = all of them busy)."""
+        if self.wall_s <= 0:
+            return None
+        n = len(self.cpus) or os.cpu_count() or 1
+        return 100.0 * self.cpu_s / self.wall_s / n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"generator": self.generator, "requests": self.requests,
+                "ok_requests": self.ok_requests, "duration_s": self.duration_s,
+                "requests_per_s": self.requests_per_s, "latency_ms": self.latency_ms,
+                "percentiles": [list(p) for p in self.percentiles], "errors": self.errors,
+                "errors_total": self.errors_total, "cpu_s": self.cpu_s, "wall_s": self.wall_s,
+                "cpu_percent": self.cpu_percent(), "cpus": list(self.cpus),
+                "command": self.command, "corrected": self.corrected, **self.notes}
+
+
+class LoadError(Exception):
+    """The generator could not run or produced no result (message says why)."""
+
+
+class LoadGenerator(Protocol):
+    name: str
+
+    def missing(self) -> str | None:
+        """Why this generator cannot run here (with what to install), or None."""
+
+    def run(self, spec: LoadSpec) -> LoadResult: ...
+
+
+def pinned(argv: list[str], cpus: tuple[int, ...]) -> list[str]:
+    """argv under taskset when CPUs are given (taskset execs, so the process is argv[0])."""
+    if not cpus:
+        return argv
+    return ["taskset", "-c", ",".join(str(c) for c in cpus), *argv]
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int
+    stdout: str
+    stderr: str
+    cpu_s: float
+    wall_s: float
+
+
+def run_measured(argv: list[str], timeout_s: float, env: dict[str, str] | None = None) -> Finished:
+    """Run a generator to completion in its own group; wait4 gives its own CPU time."""
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+    except OSError as err:
+        raise LoadError(f"cannot start {argv[0]}: {err}") from None
+    chunks: dict[str, bytes] = {}
+    readers = [threading.Thread(target=_drain, args=(stream, name, chunks), daemon=True)
+               for name, stream in (("out", proc.stdout), ("err", proc.stderr))]
+    for r in readers:
+        r.start()
+    try:
+        status, usage = _wait4(proc.pid, started + timeout_s)
+    except BaseException:
+        _kill_group(proc.pid)
+        os.wait4(proc.pid, 0)
+        raise
+    finally:
+        proc.returncode = 0  # reaped by wait4; Popen must not wait again
+    if status is None:
+        _kill_group(proc.pid)
+        os.wait4(proc.pid, 0)
+        raise LoadError(f"{argv[0]} still running {timeout_s:.0f} s after it started; killed")
+    _kill_group(proc.pid)  # anything it left behind in its group
+    for r in readers:
+        r.join(timeout=5)
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+    return Finished(code, chunks.get("out", b"").decode(errors="replace"),
+                    chunks.get("err", b"").decode(errors="replace"),
+                    usage.ru_utime + usage.ru_stime, time.perf_counter() - started)
+
+
+def _drain(stream: Any, name: str, into: dict[str, bytes]) -> None:
+    into[name] = stream.read()
+    stream.close()
+
+
+def _wait4(pid: int, deadline: float) -> tuple[int | None, Any]:
+    while True:
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        if done == pid:
+            return status, usage
+        if time.perf_counter() >= deadline:
+            return None, None
+        time.sleep(0.02)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,73 @@
+"""wrk (Debian package `wrk`): closed-loop load, C connections over T threads.
+
+A Lua script (wrk.lua) writes wrk's own summary as JSON through `done()`: requests, errors by
+kind (connect, read, write, timeout; non-2xx as `status`), latency min/mean/max and
+percentiles. wrk measures each request from send to response and does not correct for
+coordinated omission: under a stalling server its percentiles are optimistic (oha with a
+`rate` corrects them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from concbench.runner.loadgen.base import LoadError, LoadResult, LoadSpec, pinned, run_measured
+
+SCRIPT = Path(__file__).with_name("wrk.lua")
+
+
+class Wrk:
+    name = "wrk"
+
+    def missing(self) -> str | None:
+        if shutil.which("wrk") is None:
+            return "wrk not found: apt-get install -y wrk (concbench installs it itself when run as root)"
+        if shutil.which("taskset") is None:
+            return "taskset not found: apt-get install -y util-linux"
+        return None
+
+    def command(self, spec: LoadSpec) -> list[str]:
+        argv = ["wrk", "-t", str(spec.threads), "-c", str(spec.connections),
+                "-d", f"{math.ceil(spec.duration_s)}s", "--timeout", f"{math.ceil(spec.timeout_s)}s",
+                "-s", str(SCRIPT)]
+        if not spec.keepalive:
+            argv += ["-H", "Connection: close"]
+        return pinned([*argv, spec.url + spec.path], spec.cpus)
+
+    def run(self, spec: LoadSpec) -> LoadResult:
+        with tempfile.TemporaryDirectory(prefix="concbench-wrk-") as tmp:
+            out = Path(tmp) / "summary.json"
+            env = {**os.environ, "CONCBENCH_WRK_OUT": str(out)}
+            if spec.varied_ids:
+                env["CONCBENCH_WRK_ID_PREFIX"] = re.sub(r"\d+$", "", spec.path)
+            argv = self.command(spec)
+            done = run_measured(argv, spec.duration_s + 60, env)
+            if done.returncode != 0 or not out.exists():
+                tail = (done.stderr or done.stdout).strip()[-400:]
+                raise LoadError(f"wrk exited {done.returncode} without a summary: {tail}")
+            raw = json.loads(out.read_text())
+        return parse(raw, argv, spec, done.cpu_s, done.wall_s)
+
+
+def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: float) -> LoadResult:
+    """wrk's summary (µs, counts) into a LoadResult (ms, 2xx rate)."""
+    lat = raw["latency_us"]
+    duration_s = raw["duration_us"] / 1e6
+    errors = {k: int(v) for k, v in raw["errors"].items()}
+    ok = max(0, raw["requests"] - errors["status"])
+    have = raw["requests"] > 0
+    ms = (lambda key: lat[key] / 1000.0 if have else None)
+    return LoadResult(
+        generator="wrk", requests=raw["requests"], ok_requests=ok, duration_s=duration_s,
+        requests_per_s=ok / duration_s if duration_s > 0 else 0.0,
+        latency_ms={"p50": ms("p50"), "p90": ms("p90"), "p99": ms("p99"), "p999": ms("p999"),
+                    "max": ms("max"), "min": ms("min"), "mean": ms("mean")},
+        percentiles=[(float(p), v / 1000.0) for p, v in raw["percentiles_us"]] if have else [],
+        errors={**errors, "other": 0}, cpu_s=cpu_s, wall_s=wall_s, cpus=spec.cpus,
+        command=argv, corrected=False)

@@ -1,0 +1,320 @@
+"""One run of a server workload: start, ready, verify, warm-up load, measured load, stop.
+
+The lifecycle of DESIGN.md §2. Each phase either lets the next one go on or ends the run
+with a status and a reason (the first failure wins); whatever happens, the server (and the
+latency backend) are stopped and their process groups swept before this returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from concbench.manifest import Contender
+from concbench.resultset.model import RunResult
+from concbench.runner import http_probe
+from concbench.runner.backend import BackendError, LatencyBackend
+from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
+from concbench.runner.loadgen.base import pinned
+from concbench.runner.measure import contender_head, write_samples
+from concbench.runner.placement import Placement
+from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised, not_started
+from concbench.runner.server_window import Window
+from concbench.toolchains import ToolEnv
+from concbench.workloads import WorkloadSpec
+from concbench.workloads.server import Bounds, resolve_bounds
+
+READY_TIMEOUT_S = 120.0
+VERIFY_IDS = (1001,)
+FLOOR_TOLERANCE_MS = 1.0
+"""A response may come this much before the latency floor (clock and timer granularity)."""
+
+Failure = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """What to run: a contender serving a workload with resolved parameters, and where."""
+
+    spec: WorkloadSpec
+    contender: Contender
+    tools: ToolEnv
+    params: dict[str, Any]
+    timeout_s: float
+    rss_limit: int | None
+    placement: Placement
+    backend_exe: Path | None = None
+
+    @property
+    def bounds(self) -> Bounds:
+        return resolve_bounds(self.contender.bounds, self.params)
+
+    def argv(self, port: int, backend_port: int | None) -> list[str]:
+        server = self.spec.server
+        assert server is not None
+        args = [f"--port={port}"] + [f"--{k}={self.params[k]}" for k in server.contender_params]
+        if backend_port is not None:
+            args.append(f"--backend-port={backend_port}")
+        head = contender_head(self.contender, self.tools)
+        return pinned([*head, self.spec.name, *args], self.placement.server)
+
+    def load_spec(self, port: int, duration_s: float) -> LoadSpec:
+        p = self.params
+        cpus = self.placement.client
+        threads = min(p["threads"] or len(cpus) or 1, p["connections"])
+        server = self.spec.server
+        assert server is not None
+        return LoadSpec(url=f"http://{http_probe.HOST}:{port}", path=server.path(VERIFY_IDS[0]),
+                        varied_ids=server.varied_ids, connections=p["connections"],
+                        duration_s=duration_s, threads=threads, keepalive=p["keepalive"] == "true",
+                        rate=p["rate"], cpus=cpus, timeout_s=duration_s + 5)
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "(no stderr)"
+
+
+class _ServerRun:
+    """The state of one run while its phases go by."""
+
+    def __init__(self, req: ServerRequest):
+        self.req = req
+        self.server = req.spec.server
+        self.ready: dict[str, Any] | None = None
+        self.ready_s: float | None = None
+        self.verification: list[dict[str, Any]] = []
+        self.warmup: LoadResult | None = None
+        self.load: LoadResult | None = None
+        self.window: Window | None = None
+        self.backend_window: Window | None = None
+        self.backend_requests: tuple[int, int] | None = None
+        """The backend's request count at the start and the end of the measured window."""
+        self.warnings: list[str] = []
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "ready" and self.ready is None:
+            self.ready = message
+
+    # -- phases ---------------------------------------------------------------------------
+
+    def wait_ready(self, proc: Supervised, port: int) -> Failure | None:
+        limit = min(READY_TIMEOUT_S, self.req.timeout_s)
+        deadline = proc.started + limit
+        by_connect = self.req.contender.ready == "connect"
+        while True:
+            if self.ready is not None or (by_connect and http_probe.accepts(port)):
+                self.ready_s = time.perf_counter() - proc.started
+                break
+            if proc.exited.is_set():
+                return "crash", f"exited before it was ready: {_last_line(proc.stderr_tail())}"
+            if time.perf_counter() > deadline:
+                return "timeout", (f"not ready within {limit:g} s (no ready line on stdout): "
+                                   f"{_last_line(proc.stderr_tail())}")
+            time.sleep(0.01)
+        if self.ready is not None and self.ready.get("port") != port:
+            return "invalid", f"ready line names port {self.ready.get('port')!r}, expected {port}"
+        return None
+
+    def verify(self, port: int, backend: LatencyBackend | None) -> Failure | None:
+        assert self.server is not None
+        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
+        ids = VERIFY_IDS + (random.randint(2, 999_999),) if self.server.varied_ids else VERIFY_IDS
+        for user_id in ids:
+            path = self.server.path(user_id)
+            before = backend.requests() if backend else 0
+            try:
+                resp = http_probe.get(port, path, timeout_s=30 + 2 * (floor or 0) / 1000)
+            except (OSError, ValueError) as err:
+                return "invalid", f"verification GET {path} failed: {err}"
+            calls = backend.requests() - before if backend else None
+            self.verification.append({"path": path, "status": resp.status, "bytes": len(resp.body),
+                                      "elapsed_ms": resp.elapsed_s * 1000,
+                                      "downstream_calls": calls})
+            problems = self.server.check(self.req.params, resp, user_id)
+            if floor is not None and resp.elapsed_s * 1000 < floor - FLOOR_TOLERANCE_MS:
+                problems.append(f"answered in {resp.elapsed_s * 1000:.1f} ms, below the latency "
+                                f"floor of {floor:g} ms: a downstream wait was skipped")
+            if backend and calls != self.server.downstream_calls:
+                problems.append(f"made {calls} downstream calls to the latency backend, "
+                                f"expected {self.server.downstream_calls}")
+            if problems:
+                return "invalid", f"verification GET {path}: " + "; ".join(problems)
+        return None
+
+    def run_load(self, proc: Supervised, port: int, duration_s: float,
+                 phase: str) -> tuple[LoadResult | None, Failure | None]:
+        generator = GENERATORS[self.req.params["loadgen"]]
+        try:
+            result = generator.run(self.req.load_spec(port, duration_s))
+        except LoadError as err:
+            failure = self._died(proc, phase)
+            return None, failure or ("crash", f"load generator {generator.name} failed: {err}")
+        return result, self._died(proc, phase)
+
+    def _died(self, proc: Supervised, phase: str) -> Failure | None:
+        if not proc.wait(0.05):
+            return None
+        if proc.sampler.limit_hit:
+            return "mem-limit", (f"RSS passed the limit of {self.req.rss_limit} bytes during the "
+                                 f"{phase} load; process group killed")
+        return "crash", f"exited during the {phase} load: {_last_line(proc.stderr_tail())}"
+
+    def measured_load(self, proc: Supervised, port: int,
+                      backend: LatencyBackend | None) -> Failure | None:
+        placement = self.req.placement
+        window = Window(proc.pid, proc.started, placement.server)
+        backend_window = Window(backend.proc.pid, backend.proc.started, placement.backend) \
+            if backend else None
+        requests_before = backend.requests() if backend else 0
+        window.begin()
+        if backend_window:
+            backend_window.begin()
+        self.load, failure = self.run_load(proc, port, self.req.params["duration-s"], "measured")
+        window.end()
+        self.window = window
+        if backend_window and backend:
+            backend_window.end()
+            self.backend_window = backend_window
+            self.backend_requests = (requests_before, backend.requests())
+        if failure or self.load is None:
+            return failure
+        return self._check_load(self.load)
+
+    def _check_load(self, load: LoadResult) -> Failure | None:
+        assert self.server is not None
+        if load.ok_requests == 0:
+            return "invalid", (f"no successful response under load ({load.requests} responses, "
+                               f"errors {load.errors})")
+        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
+        fastest = load.latency_ms.get("min")
+        if floor is not None and fastest is not None and not load.corrected \
+                and fastest < floor - FLOOR_TOLERANCE_MS:
+            return "invalid", (f"fastest response under load took {fastest:.1f} ms, below the "
+                               f"latency floor of {floor:g} ms: a downstream wait was skipped")
+        return None
+
+    def lifecycle(self, proc: Supervised, port: int,
+                  backend: LatencyBackend | None) -> Failure | None:
+        failure = self.wait_ready(proc, port) or self.verify(port, backend)
+        if failure:
+            return failure
+        if self.req.params["warmup-s"] > 0:
+            self.warmup, failure = self.run_load(proc, port, self.req.params["warmup-s"], "warm-up")
+            if failure:
+                return failure
+        return self.measured_load(proc, port, backend)
+
+    def stop(self, proc: Supervised) -> dict[str, Any]:
+        """SIGTERM, then SIGKILL after the grace; how it ended."""
+        if proc.exited.is_set():
+            return {"signal": None, "already_exited": True}
+        sent = time.perf_counter()
+        clean = proc.stop(signal.SIGTERM, KILL_GRACE_S)
+        took = time.perf_counter() - sent
+        if not clean:
+            self.warnings.append(f"server did not exit within {KILL_GRACE_S:g} s of SIGTERM; "
+                                 "killed (the contract asks for exit 0 within 5 s)")
+        return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
+
+
+def _exit_note(out: ProcessOutcome, stop: dict[str, Any]) -> str | None:
+    if stop.get("signal") != "SIGTERM" or stop.get("killed"):
+        return None
+    if out.exit_code == 0:
+        return None
+    how = f"exit code {out.exit_code}" if out.exit_code is not None \
+        else f"signal {out.term_signal}"
+    return f"server ended with {how} after SIGTERM (the contract asks for exit 0)"
+
+
+def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:
+    """Run the server once through its lifecycle and return the verified, classified result."""
+    assert req.spec.server is not None
+    run = _ServerRun(req)
+    env = {**os.environ, **req.tools.env}
+    with contextlib.ExitStack() as stack:
+        backend = None
+        if req.spec.server.uses_backend(req.params):
+            if req.backend_exe is None:
+                return _failed("unavailable", "the latency backend could not be built (Go)")
+            try:
+                backend = stack.enter_context(
+                    LatencyBackend(req.backend_exe, req.placement.backend, dict(os.environ)))
+            except BackendError as err:
+                return _failed("crash", str(err))
+        port = http_probe.free_port()
+        takes_backend_port = "downstream" in req.params
+        argv = req.argv(port, backend.port if backend else 0 if takes_backend_port else None)
+        proc = Supervised(argv, req.contender.toolchain.folder, env, req.rss_limit,
+                          on_message=run._on_message)
+        try:
+            proc.start()
+        except OSError as err:
+            out = not_started(argv, err)
+            return _failed("crash", out.stderr_tail)
+        try:
+            failure = run.lifecycle(proc, port, backend)
+        finally:
+            stop = run.stop(proc)
+        out = proc.outcome()
+    return _result(run, req, out, stop, failure, argv, samples_path,
+                   backend.outcome if backend else None)
+
+
+def _failed(status: str, reason: str) -> RunResult:
+    return RunResult(status=status, reason=reason, wall_s=0.0, startup_s=None, peak_rss_bytes=0,
+                     peak_threads=0, final_threads=0, cpu_user_s=0.0, cpu_sys_s=0.0,
+                     ctx_voluntary=0, ctx_involuntary=0, iterations=())
+
+
+def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict[str, Any],
+            failure: Failure | None, argv: list[str], samples_path: Path | None,
+            backend_out: ProcessOutcome | None) -> RunResult:
+    status, reason = failure if failure else ("ok", None)
+    note = _exit_note(out, stop)
+    if note:
+        run.warnings.append(note)
+    window = run.window
+    server: dict[str, Any] = {
+        "cpus": list(req.placement.server), "ready_s": run.ready_s,
+        "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
+        "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
+                                                    "term_signal": out.term_signal},
+        "window": window.measures(out.samples).to_dict() if window else None,
+        "warmup_load": _brief(run.warmup), "command": argv,
+    }
+    backend = None
+    if backend_out is not None:
+        backend = {"cpus": list(req.placement.backend),
+                   "peak_rss_bytes": backend_out.peak_rss_sampled,
+                   "cpu_s": backend_out.cpu_user_s + backend_out.cpu_sys_s}
+        if run.backend_window and run.backend_requests:
+            backend["window"] = run.backend_window.measures(backend_out.samples).to_dict()
+            backend["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
+    load = run.load.to_dict() if run.load else None
+    if load is not None:
+        load["warmup"] = _brief(run.warmup)
+    return RunResult(
+        status=status, reason=reason, wall_s=out.wall_s, startup_s=run.ready_s,
+        peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
+        peak_threads=out.peak_threads, final_threads=out.final_threads,
+        cpu_user_s=out.cpu_user_s, cpu_sys_s=out.cpu_sys_s, ctx_voluntary=out.ctx_voluntary,
+        ctx_involuntary=out.ctx_involuntary, iterations=(), marks={},
+        exit_code=out.exit_code, samples_file=write_samples(out.samples, samples_path),
+        stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
+        sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
+        server=server, backend=backend, warnings=tuple(run.warnings))
+
+
+def _brief(load: LoadResult | None) -> dict[str, Any] | None:
+    if load is None:
+        return None
+    return {"duration_s": load.duration_s, "requests_per_s": load.requests_per_s,
+            "errors_total": load.errors_total, "p99_ms": load.latency_ms.get("p99")}

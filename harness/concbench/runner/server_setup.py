@@ -1,0 +1,66 @@
+"""What a plan with server cells needs before anything runs: the load generators and
+taskset (installed when missing and possible), the latency backend (built once), the CPU
+placement, and an open-file limit raised to its hard maximum so that servers and
+generators can hold the connections asked for."""
+
+from __future__ import annotations
+
+import resource
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from concbench import tools
+from concbench.build import Builder
+from concbench.plan import Plan
+from concbench.runner import backend
+from concbench.runner.placement import Placement, choose
+
+
+@dataclass(frozen=True)
+class ServerContext:
+    placement: Placement
+    backend_exe: Path | None
+    missing: dict[str, str] = field(default_factory=dict)
+    """Tool name → why it is missing (cells needing it are unavailable)."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """Tool name → its version line, recorded in the results' toolchains."""
+
+    def unavailable_reason(self, params: dict) -> str | None:
+        for name in (params.get("loadgen", "wrk"), "taskset"):
+            if name in self.missing:
+                return self.missing[name]
+        return None
+
+
+def raise_open_file_limit() -> int:
+    """Soft RLIMIT_NOFILE to the hard limit (children inherit it); the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def prepare(plan: Plan, builder: Builder, say: Callable[[str], None]) -> ServerContext | None:
+    """None when the plan has no server cells."""
+    server_cells = [c for c in plan.cells if c.spec.server is not None]
+    if not server_cells:
+        return None
+    raise_open_file_limit()
+    needed = {"taskset"} | {c.params["loadgen"] for c in server_cells}
+    missing, versions = {}, {}
+    for name in sorted(needed):
+        reason = tools.ensure(name, say)
+        if reason:
+            missing[name] = reason
+        else:
+            versions[name] = tools.version(name)
+    exe = None
+    if any(c.spec.server.uses_backend(c.params) for c in server_cells):
+        outcome = builder.ensure(backend.TOOLCHAIN)
+        if outcome.ok:
+            exe = backend.FOLDER / backend.TOOLCHAIN.outputs[0]
+        else:
+            say(f"latency backend unavailable: {outcome.reason}")
+    placement = choose(plan.settings.server_cpus, plan.settings.client_cpus)
+    return ServerContext(placement, exe, missing, versions)

@@ -1,0 +1,105 @@
+"""Statistics, bounds and warnings of a server cell (http-*), one value per run.
+
+Each run is one measured load window; its figures come from the load generator (rate,
+latency, errors) and from /proc (the server's CPU, RSS, threads, descriptors in that
+window). A cell's figure is the median over its ok runs, with the Student-t interval of
+stats.summary.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from concbench import warnings
+from concbench.resultset.model import RunResult, Summary
+from concbench.stats.summary import summarize
+from concbench.workloads import WorkloadSpec
+from concbench.workloads.littles_law import Ceiling, ceilings
+from concbench.workloads.server import Bounds
+
+GENERATOR_SATURATED = 90.0
+SERVER_SATURATED = 85.0
+BACKEND_BUSY = 80.0
+LATENCIES = ("p50", "p90", "p99", "p999", "max")
+
+
+def _get(d: dict[str, Any] | None, *path: str) -> Any:
+    for key in path:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(key)
+    return d
+
+
+PER_RUN: dict[str, Callable[[RunResult], Any]] = {
+    "requests_per_s": lambda r: _get(r.load, "requests_per_s"),
+    **{f"latency_{k}_ms": (lambda r, k=k: _get(r.load, "latency_ms", k)) for k in LATENCIES},
+    "errors_total": lambda r: _get(r.load, "errors_total"),
+    "generator_cpu_percent": lambda r: _get(r.load, "cpu_percent"),
+    "server_cpu_percent": lambda r: _get(r.server, "window", "cpu_percent"),
+    "server_peak_rss_bytes": lambda r: _get(r.server, "window", "peak_rss_bytes"),
+    "server_mean_rss_bytes": lambda r: _get(r.server, "window", "mean_rss_bytes"),
+    "server_peak_threads": lambda r: _get(r.server, "window", "peak_threads"),
+    "server_peak_fds": lambda r: _get(r.server, "window", "peak_fds"),
+    "server_ctx_voluntary": lambda r: _get(r.server, "window", "ctx_voluntary"),
+    "server_ctx_involuntary": lambda r: _get(r.server, "window", "ctx_involuntary"),
+    "startup_s": lambda r: r.startup_s,
+    "backend_cpu_percent": lambda r: _get(r.backend, "window", "cpu_percent"),
+    "backend_peak_rss_bytes": lambda r: _get(r.backend, "window", "peak_rss_bytes"),
+    "peak_rss_bytes": lambda r: r.peak_rss_bytes,
+    "peak_threads": lambda r: r.peak_threads,
+    "cpu_s": lambda r: r.cpu_s,
+}
+
+
+def server_stats(ok_runs: list[RunResult]) -> dict[str, Summary]:
+    found: dict[str, Summary] = {}
+    for key, read in PER_RUN.items():
+        values = [v for v in (read(r) for r in ok_runs) if isinstance(v, (int, float))]
+        s = summarize(values)
+        if s is not None:
+            found[key] = s
+    if "requests_per_s" in found:
+        found["throughput_per_s"] = found["requests_per_s"]
+    return found
+
+
+def bounds_of(spec: WorkloadSpec, params: dict[str, Any],
+              bounds: Bounds) -> tuple[float | None, list[Ceiling]]:
+    """The latency floor (ms) and the throughput ceilings, tightest first."""
+    assert spec.server is not None
+    floor = spec.server.latency_floor_ms(params, bounds)
+    if floor is None:
+        return None, []
+    return floor, ceilings(floor, params["connections"], params, bounds)
+
+
+def _median(stats: dict[str, Summary], key: str) -> float | None:
+    s = stats.get(key)
+    return s.median if s else None
+
+
+def server_warnings(runs: list[RunResult], stats: dict[str, Summary],
+                    placement: dict[str, list[int]] | None) -> list[str]:
+    found: list[str] = []
+    gen, srv = _median(stats, "generator_cpu_percent"), _median(stats, "server_cpu_percent")
+    if gen is not None and srv is not None and gen >= GENERATOR_SATURATED \
+            and srv < SERVER_SATURATED:
+        found.append(warnings.generator_bound(gen, srv))
+    errors = [r.load for r in runs if r.status == "ok" and r.load and r.load.get("errors_total")]
+    if errors:
+        found.append(warnings.errors_under_load(len(errors), len(runs), errors[0]["errors"]))
+    backend = _median(stats, "backend_cpu_percent")
+    if backend is not None and backend >= BACKEND_BUSY:
+        found.append(warnings.backend_busy(backend))
+    given = len(placement["server"]) if placement and placement.get("server") else None
+    seen = {_get(r.server, "runtime", "cpus") for r in runs if r.server}
+    seen.discard(None)
+    if given and any(isinstance(n, int) and n > given for n in seen):
+        found.append(warnings.runtime_ignores_affinity(max(seen), given))
+    rate = stats.get("requests_per_s")
+    if rate:
+        found += [w for w in (warnings.high_cv("requests/s", rate),) if w]
+    for run in runs:
+        found += [w for w in run.warnings if w not in found]
+    return found

@@ -1,0 +1,44 @@
+"""Throughput ceilings of http-aggregate designs from Little's law (L = λ·W).
+
+A closed-loop load of C connections, each waiting at least W (the latency floor) per
+request, cannot exceed λ = C ÷ W. A design adds its own ceilings: T request threads each
+held for the whole request allow T ÷ W; an async pool of A threads on which each request
+holds two waits (detail and extra) allows A ÷ (detail + extra). The tightest ceiling is the
+one a design should reach; the report names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from concbench.workloads.base import Params
+from concbench.workloads.server import Bounds
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    name: str
+    requests_per_s: float
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "requests_per_s": self.requests_per_s, "why": self.why}
+
+
+def ceilings(floor_ms: float, connections: int, p: Params, bounds: Bounds) -> list[Ceiling]:
+    """Every ceiling that applies, tightest first; none when the floor is 0."""
+    if floor_ms <= 0:
+        return []
+    floor_s = floor_ms / 1000.0
+    found = [Ceiling("connections", connections / floor_s,
+                     f"{connections} connections ÷ {floor_ms:g} ms per request")]
+    if bounds.request_threads:
+        found.append(Ceiling("request threads", bounds.request_threads / floor_s,
+                             f"{bounds.request_threads} request threads ÷ {floor_ms:g} ms each"))
+    held_ms = p.get("detail-ms", 0) + p.get("extra-ms", 0)
+    if bounds.async_threads and not bounds.sequential and held_ms > 0:
+        found.append(Ceiling("async pool", bounds.async_threads / (held_ms / 1000.0),
+                             f"{bounds.async_threads} async threads ÷ {held_ms:g} ms of waits "
+                             "per request (detail + extra)"))
+    return sorted(found, key=lambda c: c.requests_per_s)

@@ -1,0 +1,125 @@
+"""What server workloads share: the load parameters, the verification response, the spec.
+
+A server workload's process serves HTTP until SIGTERM (docs/contract.md, "Servers"). Only
+its `contender_params` are passed to it; the load parameters below belong to the harness
+and the load generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from concbench.workloads.base import Param, Params
+
+LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "threads", "keepalive", "rate",
+                    "loadgen")
+
+
+def load_params(connections: int, warmup_s: int) -> tuple[Param, ...]:
+    """The load generator's parameters, with this workload's defaults."""
+    return (
+        Param("connections", connections, "concurrent connections the generator keeps open "
+              "(capped by the open-file limit per process)", 1, 1_000_000),
+        Param("duration-s", 10, "seconds of measured load", 1, 3600),
+        Param("warmup-s", warmup_s, "seconds of unmeasured load first (JIT warm-up)", 0, 3600),
+        Param("threads", 0, "load generator threads (0 = one per client CPU, at most "
+              "connections)", 0, 256),
+        Param("keepalive", "true", "false: a new TCP connection per request "
+              "(Connection: close), as seed 004", choices=("true", "false")),
+        Param("rate", 0, "oha only: requests/s, open loop with latency correction "
+              "(0 = as fast as possible, closed loop)", 0, 10_000_000),
+        Param("loadgen", "wrk", "load generator", choices=("wrk", "oha")),
+    )
+
+
+@dataclass(frozen=True)
+class Response:
+    """One HTTP response as the harness received it."""
+
+    status: int
+    headers: Mapping[str, str]
+    """Header names in lower case."""
+    body: bytes
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What caps a server design (the manifest's [contenders.X.bounds], resolved)."""
+
+    sequential: bool = False
+    """Downstream calls one after another instead of base, then the rest in parallel."""
+    request_threads: int | None = None
+    """At most this many requests are served at once (each holds a thread throughout)."""
+    async_threads: int | None = None
+    """A pool that runs the parallel downstream calls, each holding a thread for its wait."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    """How the harness drives, checks and bounds one server workload."""
+
+    contender_params: tuple[str, ...]
+    """Passed to the server as --name=value, besides --port (and --backend-port)."""
+    path: Callable[[int], str]
+    """The request path for a request id (the same path when the workload has no id)."""
+    check: Callable[[Params, Response, int], list[str]]
+    """Problems with the verification response to the request for that id."""
+    latency_floor_ms: Callable[[Params, Bounds], float | None]
+    """No response can come faster than this (None: no floor)."""
+    uses_backend: Callable[[Params], bool] = lambda p: False
+    """True when the harness must start the latency backend for these parameters."""
+    varied_ids: bool = False
+    """Load requests vary the id (so no layer can serve a cached answer)."""
+    downstream_calls: int = 0
+    """Backend requests one verification request must make when uses_backend is true."""
+
+
+def resolve_bounds(raw: Mapping[str, object], params: Params) -> Bounds:
+    """The manifest's bounds with "pool-size" replaced by the cell's pool size."""
+    def threads(key: str) -> int | None:
+        value = raw.get(key)
+        if value == "pool-size":
+            return int(params["pool-size"])
+        return int(value) if isinstance(value, int) else None
+
+    return Bounds(sequential=bool(raw.get("sequential", False)),
+                  request_threads=threads("request-threads"),
+                  async_threads=threads("async-threads"))
+
+
+def header_problems(resp: Response, content_type: str, length: int | None) -> list[str]:
+    """Status 200, the content type (parameters allowed) and, when given, the body length."""
+    problems = []
+    if resp.status != 200:
+        problems.append(f"status {resp.status}, expected 200")
+    got_type = resp.headers.get("content-type", "")
+    if got_type.split(";")[0].strip().lower() != content_type:
+        problems.append(f"Content-Type {got_type!r}, expected {content_type}")
+    if length is not None and len(resp.body) != length:
+        problems.append(f"body of {len(resp.body)} bytes, expected {length}")
+    return problems
+
+
+FD_MARGIN = 64
+"""Descriptors a process needs besides its connections (libraries, logs, epoll, pipes)."""
+
+
+def open_files_needed(params: Params, uses_backend: bool) -> int:
+    """Descriptors the busiest process (server or generator) needs for these parameters."""
+    per_request = 3 if uses_backend else 1  # a server with a backend also holds two client sockets
+    return params["connections"] * per_request + FD_MARGIN
+
+
+def limit_problem(params: Params, uses_backend: bool) -> str | None:
+    """Why this machine cannot run these parameters (the limit named), or None."""
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    need = open_files_needed(params, uses_backend)
+    if hard != resource.RLIM_INFINITY and need > hard:
+        return (f"connections={params['connections']} needs about {need} open files per process "
+                f"(server and load generator); this machine allows {hard} (the hard "
+                "RLIMIT_NOFILE, `ulimit -Hn`): lower connections or raise the limit")
+    return None
