@@ -11,7 +11,8 @@ from concbench.errors import UserError
 def test_fanout_expected_and_ideal():
     spec = workloads.get("fanout")
     p = spec.resolve({"requests": 1000})
-    assert spec.expected(p) == {"profiles": 1000, "id_sum": 500500, "items": 5000}
+    assert spec.expected(p) == {"profiles": 1000, "id_sum": 500500, "id_sq_sum": 333_833_500,
+                                "items": 5000}
     assert spec.ideal_s(p, pooled=False) == 1.0  # 500 + max(500, 500, 500) ms, one wave
     assert spec.ideal_s(p, pooled=True) == 5.0  # five waves of pool-size 200
     bounded = spec.resolve({"requests": 1000, "concurrency": 100, "user-ms": 100,
@@ -29,10 +30,16 @@ def test_sleep_tasks_expected_and_ideal():
 
 def test_channel_expected_per_etype():
     spec = workloads.get("channel")
+    spread = {"min_events": 4, "max_events": 4}
     assert spec.expected(spec.resolve({"workers": 2, "events": 4})) == \
-        {"events": 8, "value_sum": 12}
+        {"events": 8, "value_sum": 12, **spread}
     assert spec.expected(spec.resolve({"workers": 2, "events": 4, "etype": "str",
-                                       "esize": 10})) == {"events": 8, "bytes": 80}
+                                       "esize": 10})) == {"events": 8, "bytes": 80,
+                                                          "same_as_prev": 0, **spread}
+    shared = spec.resolve({"workers": 2, "events": 4, "etype": "str_ptr", "esize": 10})
+    assert spec.expected(shared)["same_as_prev"] == 2 * 3  # every event but each first
+    empty = spec.resolve({"workers": 2, "events": 4, "etype": "str_clone", "esize": 0})
+    assert "same_as_prev" not in spec.expected(empty)  # no allocation to tell apart
 
 
 def test_check_reports_each_wrong_field_and_the_pool_size():

@@ -46,16 +46,19 @@ def parse(argv):
 def result(workload, p, pool):
     if workload == "fanout":
         r = p["requests"]
-        return {"profiles": r, "id_sum": r * (r + 1) // 2, "items": 5 * r, "pool_size": pool}
+        return {"profiles": r, "id_sum": r * (r + 1) // 2,
+                "id_sq_sum": r * (r + 1) * (2 * r + 1) // 6, "items": 5 * r, "pool_size": pool}
     if workload == "sleep-tasks":
         return {"tasks": p["tasks"], "cpu_sum": p["tasks"] * (p["cpu-iters"] // 2),
                 "pool_size": pool}
     if workload == "spawn-idle":
         return {"tasks": p["tasks"]}
     w, e = p["workers"], p["events"]
+    spread = {"min_events": e, "max_events": e}
     if p["etype"] == "int":
-        return {"events": w * e, "value_sum": w * e * (e - 1) // 2}
-    return {"events": w * e, "bytes": w * e * p["esize"]}
+        return {"events": w * e, "value_sum": w * e * (e - 1) // 2, **spread}
+    same = w * (e - 1) if p["etype"] == "str_ptr" else 0
+    return {"events": w * e, "bytes": w * e * p["esize"], "same_as_prev": same, **spread}
 
 
 def emit(obj):

@@ -8,10 +8,18 @@ ETYPES = ("int", "str", "str_ptr", "str_clone")
 
 
 def _expected(p: Params) -> dict[str, int]:
+    """Totals, the per-consumer spread (each consumer gets exactly E), and for strings the
+    kind proof: events whose string is the same object as the previous one's (str_ptr shares
+    one string, str and str_clone make a fresh one per event; an empty string has no
+    allocation to tell apart, so esize 0 is not checked for kind)."""
     w, e = p["workers"], p["events"]
+    spread = {"min_events": e, "max_events": e}
     if p["etype"] == "int":
-        return {"events": w * e, "value_sum": w * e * (e - 1) // 2}
-    return {"events": w * e, "bytes": w * e * p["esize"]}
+        return {"events": w * e, "value_sum": w * e * (e - 1) // 2, **spread}
+    found = {"events": w * e, "bytes": w * e * p["esize"], **spread}
+    if p["esize"] > 0:
+        found["same_as_prev"] = w * (e - 1) if p["etype"] == "str_ptr" else 0
+    return found
 
 
 SPEC = WorkloadSpec(

@@ -11,7 +11,9 @@ _DELAYS = ("user-ms", "orders-ms", "prefs-ms", "notifications-ms")
 
 def _expected(p: Params) -> dict[str, int]:
     r = p["requests"]
-    return {"profiles": r, "id_sum": r * (r + 1) // 2, "items": 5 * r}
+    return {"profiles": r, "id_sum": r * (r + 1) // 2,
+            "id_sq_sum": r * (r + 1) * (2 * r + 1) // 6,  # proves each id was built once
+            "items": 5 * r}
 
 
 def _ideal_s(p: Params, pooled: bool) -> float:

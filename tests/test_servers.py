@@ -1,0 +1,133 @@
+"""Server runs end to end with fake servers (tests/fake/server.py) and real wrk: the lifecycle,
+each failure recorded with its status before or during load, and no process left behind."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
+                                reason="wrk is not installed and cannot be (no apt-get)")
+
+LOAD = ["--param", "connections=8", "--param", "duration-s=1", "--param", "warmup-s=0",
+        "--runs", "1"]
+
+
+def _cell(doc: dict) -> dict:
+    assert len(doc["cells"]) == 1, [c["contender"] for c in doc["cells"]]
+    return doc["cells"][0]
+
+
+def _leftovers(root: Path) -> list[str]:
+    """Processes still running from this test's folder (fake servers, their children)."""
+    found = []
+    for proc in psutil.process_iter(["pid", "cmdline", "status"]):
+        cmd = " ".join(proc.info["cmdline"] or [])
+        if str(root) in cmd and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(f"{proc.info['pid']}: {cmd}")
+    return found
+
+
+def test_a_good_server_is_loaded_measured_and_stopped(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", *LOAD)
+    assert res.code == 0, res.stderr
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "ok", cell["reason"]
+    run = cell["runs"][0]
+    load = run["load"]
+    for key in ("requests_per_s", "latency_ms", "errors", "percentiles", "cpu_percent",
+                "requests", "duration_s", "command"):
+        assert key in load, key
+    assert set(load["latency_ms"]) >= {"p50", "p90", "p99", "p999", "max"}
+    assert load["requests"] > 0 and load["requests_per_s"] > 0
+    assert load["latency_ms"]["p50"] <= load["latency_ms"]["p99"] <= load["latency_ms"]["max"]
+    assert load["percentiles"][-1][0] == 100.0 and load["percentiles"][-1][1] > 0
+    server = run["server"]
+    assert server["verification"][0]["status"] == 200
+    assert server["stop"] == {**server["stop"], "signal": "SIGTERM", "killed": False,
+                              "exit_code": 0}
+    assert server["window"]["cpu_s"] >= 0 and server["window"]["peak_fds"] >= 8
+    assert server["runtime"] == {"cpus": 1} and run["startup_s"] > 0
+    assert cell["stats"]["requests_per_s"]["n"] == 1
+    assert "requests/s" in res.stdout and "fake-server" in res.stdout
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_a_wrong_body_is_invalid_before_any_load(fake_bench):
+    fake_bench("run", "http-hello", "--contender", "fake-server-wrongbody", *LOAD)
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "invalid"
+    assert "body of 199 bytes" in cell["reason"] and cell["runs"][0]["load"] is None
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_a_server_that_never_gets_ready_is_stopped(fake_bench):
+    fake_bench("run", "http-hello", "--contender", "fake-server-noready", *LOAD,
+               "--timeout", "3")
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "timeout" and "not ready within 3 s" in cell["reason"]
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_a_crash_under_load_is_a_crash_with_its_stderr(fake_bench):
+    fake_bench("run", "http-hello", "--contender", "fake-server-crashload",
+               "--param", "connections=8", "--param", "duration-s=3", "--param", "warmup-s=0",
+               "--runs", "1")
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "crash"
+    assert "simulated crash under load" in cell["reason"], cell["reason"]
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_a_server_faster_than_its_latency_floor_is_invalid(fake_bench):
+    fake_bench("run", "http-aggregate", "--contender", "fake-server-fast", *LOAD,
+               "--param", "base-ms=20", "--param", "detail-ms=10", "--param", "extra-ms=30")
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "invalid" and "below the latency floor of 50 ms" in cell["reason"]
+
+
+def test_aggregate_verifies_json_bounds_and_downstream_calls(fake_bench):
+    for mode in ("inproc", "http"):
+        res = fake_bench("run", "http-aggregate", "--contender", "fake-server", *LOAD,
+                         "--param", "base-ms=10", "--param", "detail-ms=10",
+                         "--param", "extra-ms=20", "--param", f"downstream={mode}")
+        assert res.code == 0, res.stderr
+        cell = _cell(fake_bench.last())
+        assert cell["status"] == "ok", cell["reason"]
+        run = cell["runs"][0]
+        checks = run["server"]["verification"]
+        assert len(checks) == 2 and all(c["elapsed_ms"] >= 30 for c in checks)
+        bounds = cell["metadata"]["bounds"]
+        assert bounds["latency_floor_ms"] == 30 and bounds["tightest"] == "connections"
+        assert bounds["ceilings"][0]["requests_per_s"] == pytest.approx(8 / 0.030)
+        assert cell["ideal_s"] == pytest.approx(0.030) and 0 < cell["efficiency"] <= 1.05
+        if mode == "http":
+            assert all(c["downstream_calls"] == 3 for c in checks)
+            assert run["backend"]["requests_in_window"] > 0
+        else:
+            assert run["backend"] is None
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_a_server_ignoring_sigterm_is_killed_with_a_warning(fake_bench):
+    fake_bench("run", "http-hello", "--contender", "fake-server-ignoreterm", *LOAD)
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "ok"
+    assert cell["runs"][0]["server"]["stop"]["killed"] is True
+    assert any("did not exit within 5 s of SIGTERM" in w for w in cell["warnings"])
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_too_many_connections_for_the_fd_limit_is_bad_input(fake_bench):
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    if hard == resource.RLIM_INFINITY or hard > 900_000:
+        pytest.skip("no finite open-file limit below the parameter's maximum")
+    res = fake_bench("run", "http-hello", "--contender", "fake-server",
+                     "--param", f"connections={hard}")
+    assert res.code == 2 and "Traceback" not in res.stderr
+    assert f"this machine allows {hard}" in res.stderr
