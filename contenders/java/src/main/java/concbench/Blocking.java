@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -70,15 +71,18 @@ final class Blocking {
 
     static Work.Iteration sleepTasks(ExecutorService exec, int tasks, long sleepMs, long cpuIters, Integer poolEcho) {
         return (index, start, out) -> {
+            AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
             List<Future<Long>> futures = new ArrayList<>(tasks);
             for (int i = 0; i < tasks; i++)
                 futures.add(exec.submit(() -> {
                     Thread.sleep(sleepMs);
-                    return Work.cpu(cpuIters);
+                    long s = Work.cpu(cpuIters);
+                    finished.incrementAndGet();
+                    return s;
                 }));
             long sum = 0;
             for (Future<Long> fu : futures) sum += fu.get();
-            return Work.ready(Work.sleepTasksResult(tasks, sum, poolEcho));
+            return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));
         };
     }
 
@@ -138,6 +142,7 @@ final class Blocking {
         return (index, start, out) -> {
             long[] counts = new long[workers];
             long[] sums = new long[workers];
+            long[] sames = new long[workers];
             Thread[] threads = new Thread[2 * workers];
             for (int w = 0; w < workers; w++) {
                 BlockingQueue<Object> q = newQueue.apply(queue);
@@ -149,15 +154,22 @@ final class Blocking {
                     } catch (InterruptedException ie) { throw new RuntimeException(ie); }
                     counts[slot] = n; sums[slot] = s;
                 } : () -> {
-                    long n = 0, s = 0;
+                    long n = 0, s = 0, same = 0;
+                    String prev = null; // kept alive until the next event arrives
                     try {
-                        for (Object e; (e = q.take()) != END; ) { n++; s += ((String) e).length(); } // ASCII: chars = bytes
+                        for (Object e; (e = q.take()) != END; ) {
+                            String str = (String) e;
+                            n++;
+                            s += str.length(); // ASCII: chars = bytes
+                            if (str == prev) same++; // identity, not equals
+                            prev = str;
+                        }
                     } catch (InterruptedException ie) { throw new RuntimeException(ie); }
-                    counts[slot] = n; sums[slot] = s;
+                    counts[slot] = n; sums[slot] = s; sames[slot] = same;
                 };
                 Runnable producer = switch (etype) {
                     case "int" -> () -> { try { for (int i = 0; i < events; i++) q.put(i); q.put(END); } catch (InterruptedException ie) { throw new RuntimeException(ie); } };
-                    case "str" -> () -> { try { for (int i = 0; i < events; i++) q.put("x".repeat(esize)); q.put(END); } catch (InterruptedException ie) { throw new RuntimeException(ie); } };
+                    case "str" -> () -> { try { for (int i = 0; i < events; i++) q.put(newString(esize)); q.put(END); } catch (InterruptedException ie) { throw new RuntimeException(ie); } };
                     case "str_ptr" -> () -> { try { for (int i = 0; i < events; i++) q.put(shared); q.put(END); } catch (InterruptedException ie) { throw new RuntimeException(ie); } };
                     default -> () -> { try { for (int i = 0; i < events; i++) q.put(new String(prototype, StandardCharsets.ISO_8859_1)); q.put(END); } catch (InterruptedException ie) { throw new RuntimeException(ie); } };
                 };
@@ -165,12 +177,29 @@ final class Blocking {
                 threads[2 * w + 1] = start(builder, producer, kind, 2 * w + 1, 2 * workers);
             }
             for (Thread t : threads) t.join();
-            long n = 0, s = 0;
-            for (int w = 0; w < workers; w++) { n += counts[w]; s += sums[w]; }
+            long n = 0, s = 0, same = 0;
+            long min = workers == 0 ? 0 : Long.MAX_VALUE, max = 0;
+            for (int w = 0; w < workers; w++) {
+                n += counts[w]; s += sums[w]; same += sames[w];
+                min = Math.min(min, counts[w]); max = Math.max(max, counts[w]);
+            }
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("events", n);
             r.put(isInt ? "value_sum" : "bytes", s);
+            r.put("min_events", min);
+            r.put("max_events", max);
+            if (!isInt) r.put("same_as_prev", same);
             return Work.ready(r);
         };
     }
+
+    /**
+     * str: a new string of size bytes per event. "x".repeat(n) returns "x" itself (the shared literal) for
+     * n = 1 and the shared "" for n = 0, so those sizes are built with the String constructor instead.
+     */
+    static String newString(int size) {
+        return size >= 2 ? "x".repeat(size) : new String(X, 0, size);
+    }
+
+    private static final char[] X = {'x'};
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * java-completable: CompletableFuture.supplyAsync / thenCompose / allOf on one fixed pool of pool-size
@@ -16,7 +17,7 @@ import java.util.concurrent.Semaphore;
 public final class CompletableStyle implements Style {
     private ExecutorService pool;
 
-    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks"); }
+    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "http-aggregate"); }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -31,16 +32,19 @@ public final class CompletableStyle implements Style {
                 long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
                 pool = Executors.newFixedThreadPool(poolSize);
                 yield (index, start, out) -> {
+                    AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
                     List<CompletableFuture<Long>> all = new ArrayList<>(tasks);
                     for (int i = 0; i < tasks; i++)
                         all.add(CompletableFuture.supplyAsync(() -> {
                             Work.sleep(sleepMs);
-                            return Work.cpu(k);
+                            long s = Work.cpu(k);
+                            finished.incrementAndGet();
+                            return s;
                         }, pool));
                     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
                     long sum = 0;
                     for (CompletableFuture<Long> cf : all) sum += cf.join(); // all complete
-                    return Work.ready(Work.sleepTasksResult(tasks, sum, poolSize));
+                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolSize));
                 };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
@@ -71,6 +75,23 @@ public final class CompletableStyle implements Style {
             for (CompletableFuture<Work.UserProfile> cf : all) profiles.add(cf.join());
             return () -> Work.fanoutResult(profiles, f.poolSize());
         };
+    }
+
+    /**
+     * http-aggregate: the JDK HttpServer runs exchanges on a small fixed pool (one thread per available
+     * processor) whose handler only parses the path and chains base, then detail and extra, on the
+     * fixed pool of pool-size threads; the last stage writes the response from that pool.
+     */
+    @Override
+    public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+        if (!workload.equals("http-aggregate")) throw new Params.BadInput("unknown workload " + workload);
+        var c = HttpAggregate.Config.of(p);
+        int cpus = Runtime.getRuntime().availableProcessors();
+        pool = Executors.newFixedThreadPool(c.poolSize());
+        Downstream d = Downstream.of(c);
+        return new JdkHttp(c.port(), Executors.newFixedThreadPool(cpus), HttpAggregate.completable(c, d, pool),
+                ServerLifecycle.keys(d.runtime(), "pool", c.poolSize(), "request_threads", cpus,
+                        "executor", "HttpServer on Executors.newFixedThreadPool(cpus); supplyAsync on Executors.newFixedThreadPool(pool-size)"));
     }
 
     @Override

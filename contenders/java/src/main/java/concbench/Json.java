@@ -17,18 +17,43 @@ final class Json {
         b.append("{\"type\":\"iteration\",\"index\":").append(index)
          .append(",\"warmup\":").append(warmup)
          .append(",\"elapsed_ns\":").append(elapsedNs)
-         .append(",\"result\":{");
+         .append(",\"result\":");
+        object(b, result).append('}');
+        line(b);
+    }
+
+    /** Server workloads: {"type":"ready","port":P,"runtime":{...}} once the server accepts connections. */
+    void ready(int port, Map<String, Object> runtime) {
+        StringBuilder b = new StringBuilder(256);
+        b.append("{\"type\":\"ready\",\"port\":").append(port).append(",\"runtime\":");
+        object(b, runtime).append('}');
+        line(b);
+    }
+
+    /** A flat JSON object of numbers, booleans, strings and nulls. */
+    private static StringBuilder object(StringBuilder b, Map<String, Object> map) {
+        b.append('{');
         boolean first = true;
-        for (Map.Entry<String, Object> e : result.entrySet()) {
+        for (Map.Entry<String, Object> e : map.entrySet()) {
             if (!first) b.append(',');
             first = false;
-            b.append('"').append(e.getKey()).append("\":");
+            string(b, e.getKey()).append(':');
             Object v = e.getValue();
-            if (v instanceof String s) b.append('"').append(s.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            if (v instanceof String s) string(b, s);
             else b.append(v); // Number, Boolean or null
         }
-        b.append("}}");
-        line(b);
+        return b.append('}');
+    }
+
+    private static StringBuilder string(StringBuilder b, String s) {
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') b.append('\\').append(c);
+            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
+            else b.append(c);
+        }
+        return b.append('"');
     }
 
     void mark(String name, int index, long elapsedNs) {

@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code java -jar concbench-java.jar <style> <workload> --k=v ... --warmup=W --iterations=N}
+ * {@code java -jar concbench-java.jar <style> <workload> --k=v ... --warmup=W --iterations=N}, or for a
+ * server workload {@code java -jar concbench-java.jar <style> http-<name> --port=P --k=v ...}.
  * Exit 2 on bad input, 1 on any other failure.
  */
 public final class Main {
@@ -15,7 +16,12 @@ public final class Main {
             "fanout", List.of("requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"),
             "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "pool-size"),
             "spawn-idle", List.of("tasks", "hold-ms"),
-            "channel", List.of("workers", "events", "queue", "etype", "esize"));
+            "channel", List.of("workers", "events", "queue", "etype", "esize"),
+            "http-hello", List.of("port", "pool-size"),
+            "http-aggregate", List.of("port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"));
+
+    /** Server workloads: no --warmup / --iterations; the process serves until SIGTERM. */
+    static boolean isServer(String workload) { return workload.startsWith("http-"); }
 
     /** Style name -> class (loaded by name so that only java-structured loads the preview-API class). */
     static final Map<String, String> STYLES = Map.of(
@@ -23,7 +29,8 @@ public final class Main {
             "virtual", "concbench.VirtualStyle",
             "structured", "concbench.StructuredStyle",
             "completable", "concbench.CompletableStyle",
-            "reactor", "concbench.ReactorStyle");
+            "reactor", "concbench.ReactorStyle",
+            "thread-per-conn", "concbench.ThreadPerConnStyle");
 
     public static void main(String[] args) {
         Style style;
@@ -41,7 +48,11 @@ public final class Main {
             style = (Style) Class.forName(cls).getDeclaredConstructor().newInstance();
             if (!style.workloads().contains(workload))
                 throw new Params.BadInput("style '" + styleName + "' does not implement workload '" + workload + "' (it implements " + style.workloads() + ")");
-            Params p = Params.parse(args, 2, names);
+            Params p = Params.parse(args, 2, names, !isServer(workload));
+            if (isServer(workload)) {
+                serve(style.server(workload, p), styleName, workload);
+                return; // the server's threads keep the JVM alive until SIGTERM
+            }
             warmup = p.intAtLeast("warmup", 0);
             iterations = p.intAtLeast("iterations", 1);
             iteration = style.setUp(workload, p);
@@ -51,7 +62,8 @@ public final class Main {
             return;
         } catch (Params.BadInput e) {
             System.err.println("concbench-java: " + e.getMessage());
-            System.err.println("usage: <style> <workload> --<param>=<value> ... --warmup=W --iterations=N");
+            System.err.println("usage: <style> <workload> --<param>=<value> ... --warmup=W --iterations=N"
+                    + " (server workloads http-*: no --warmup / --iterations)");
             System.exit(2);
             return;
         } catch (ReflectiveOperationException | LinkageError e) {
@@ -60,6 +72,21 @@ public final class Main {
             return;
         }
 
+        runBatch(style, styleName, workload, iteration, warmup, iterations);
+    }
+
+    /** Binds, prints the ready line and returns; a failure to bind or start exits 1. */
+    private static void serve(ServerLifecycle.Server server, String styleName, String workload) {
+        try {
+            ServerLifecycle.run(server, new Json());
+        } catch (Exception | OutOfMemoryError e) {
+            System.err.println("concbench-java " + styleName + " " + workload + ": cannot start the server: " + e);
+            System.exit(1);
+        }
+    }
+
+    private static void runBatch(Style style, String styleName, String workload, Work.Iteration iteration,
+                                 int warmup, int iterations) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Json out = new Json();
         try {

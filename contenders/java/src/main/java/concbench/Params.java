@@ -15,10 +15,13 @@ final class Params {
 
     private Params(Map<String, String> values) { this.values = values; }
 
-    static Params parse(String[] args, int from, List<String> workloadParams) throws BadInput {
+    /** Batch workloads also take --warmup and --iterations; server workloads take only their own. */
+    static Params parse(String[] args, int from, List<String> workloadParams, boolean batch) throws BadInput {
         Set<String> allowed = new java.util.HashSet<>(workloadParams);
-        allowed.add("warmup");
-        allowed.add("iterations");
+        if (batch) {
+            allowed.add("warmup");
+            allowed.add("iterations");
+        }
         Map<String, String> v = new HashMap<>();
         for (int i = from; i < args.length; i++) {
             String a = args[i];
@@ -34,6 +37,19 @@ final class Params {
     }
 
     String string(String name) { return values.get(name); }
+
+    /** One of the given words. */
+    String choice(String name, String... choices) throws BadInput {
+        String s = values.get(name);
+        for (String c : choices) if (c.equals(s)) return s;
+        throw new BadInput("--" + name + "=" + s + ": expected " + String.join(" | ", choices));
+    }
+
+    int intBetween(String name, int min, int max) throws BadInput {
+        int x = intAtLeast(name, min);
+        if (x > max) throw new BadInput("--" + name + "=" + x + ": must be <= " + max);
+        return x;
+    }
 
     long longAtLeast(String name, long min) throws BadInput {
         String s = values.get(name);

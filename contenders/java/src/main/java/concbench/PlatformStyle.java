@@ -1,5 +1,6 @@
 package concbench;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,7 +12,9 @@ import java.util.concurrent.Executors;
 public final class PlatformStyle implements Style {
     private ExecutorService pool, subPool;
 
-    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel"); }
+    @Override public Set<String> workloads() {
+        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "http-hello", "http-aggregate");
+    }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -42,6 +45,35 @@ public final class PlatformStyle implements Style {
                 ThreadBudget.require(2L * p.intAtLeast("workers", 0), "a producer and a consumer thread per worker");
                 yield Blocking.channel(Thread.ofPlatform(), "platform", p.intAtLeast("workers", 0),
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            }
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
+    }
+
+    /**
+     * Thread-per-request on fixed pools: the JDK HttpServer runs every exchange on a fixed pool of
+     * pool-size threads; http-aggregate calls base on that thread, then submits detail and extra to a
+     * second fixed pool of pool-size threads and get()s both (as fanout does: sharing one bounded pool
+     * deadlocks once every request thread waits on queued calls).
+     */
+    @Override
+    public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+        return switch (workload) {
+            case "http-hello" -> {
+                var c = HttpHello.Config.of(p);
+                ThreadBudget.require(c.poolSize(), "a fixed pool of " + c.poolSize());
+                yield new JdkHttp(c.port(), Executors.newFixedThreadPool(c.poolSize()), HttpHello.handler(),
+                        ServerLifecycle.keys(Map.of(), "pool", c.poolSize(), "executor", "Executors.newFixedThreadPool(pool-size)"));
+            }
+            case "http-aggregate" -> {
+                var c = HttpAggregate.Config.of(p);
+                ThreadBudget.require(2L * c.poolSize(), "two fixed pools of " + c.poolSize());
+                ExecutorService requests = Executors.newFixedThreadPool(c.poolSize());
+                subPool = Executors.newFixedThreadPool(c.poolSize());
+                Downstream d = Downstream.of(c);
+                yield new JdkHttp(c.port(), requests, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(subPool)),
+                        ServerLifecycle.keys(d.runtime(), "pool", c.poolSize(), "async_pool", c.poolSize(),
+                                "executor", "Executors.newFixedThreadPool(pool-size) for requests and another for detail and extra"));
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };

@@ -44,10 +44,15 @@ public final class ReactorStyle implements Style {
                 Duration sleep = Duration.ofMillis(p.longAtLeast("sleep-ms", 0));
                 long k = p.longAtLeast("cpu-iters", 0);
                 yield (index, start, out) -> {
-                    List<Long> sums = allAtOnce(tasks, i -> Mono.delay(sleep).map(t -> Work.cpu(k)));
+                    AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
+                    List<Long> sums = allAtOnce(tasks, i -> Mono.delay(sleep).map(t -> {
+                        long s = Work.cpu(k);
+                        finished.incrementAndGet();
+                        return s;
+                    }));
                     long sum = 0;
                     for (long s : sums) sum += s;
-                    return Work.ready(Work.sleepTasksResult(tasks, sum, null));
+                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, null));
                 };
             }
             case "spawn-idle" -> {

@@ -13,7 +13,7 @@ import java.util.concurrent.StructuredTaskScope;
 public final class StructuredStyle implements Style {
     private ExecutorService executor;
 
-    @Override public Set<String> workloads() { return Set.of("fanout"); }
+    @Override public Set<String> workloads() { return Set.of("fanout", "http-aggregate"); }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -33,6 +33,27 @@ public final class StructuredStyle implements Style {
             scope.join(); // waits for all three; throws if one failed
             return new Work.UserProfile(user, orders.get(), prefs.get(), notifs.get());
         }
+    }
+
+    /**
+     * http-aggregate: the JDK HttpServer with a virtual thread per exchange; base on that thread, then a
+     * StructuredTaskScope.open() per request forks detail and extra (a virtual thread each) and join()s.
+     */
+    @Override
+    public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+        if (!workload.equals("http-aggregate")) throw new Params.BadInput("unknown workload " + workload);
+        var c = HttpAggregate.Config.of(p); // pool-size validated, ignored
+        Downstream d = Downstream.of(c);
+        HttpAggregate.Fork scoped = (a, b) -> {
+            try (var scope = StructuredTaskScope.open()) {
+                scope.fork(a);
+                scope.fork(b);
+                scope.join(); // throws FailedException when a subtask failed (the other one is cancelled)
+            }
+        };
+        return new JdkHttp(c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpAggregate.blocking(c, d, scoped),
+                ServerLifecycle.keys(d.runtime(), "pool", null,
+                        "executor", "Executors.newVirtualThreadPerTaskExecutor(); StructuredTaskScope.open() per request"));
     }
 
     @Override

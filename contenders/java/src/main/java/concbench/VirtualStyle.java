@@ -1,5 +1,6 @@
 package concbench;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,7 +12,9 @@ import java.util.concurrent.Executors;
 public final class VirtualStyle implements Style {
     private ExecutorService executor;
 
-    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel"); }
+    @Override public Set<String> workloads() {
+        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "http-hello", "http-aggregate");
+    }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -32,6 +35,30 @@ public final class VirtualStyle implements Style {
                     p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));
             case "channel" -> Blocking.channel(Thread.ofVirtual(), "virtual", p.intAtLeast("workers", 0),
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
+    }
+
+    /**
+     * The JDK HttpServer with a virtual thread per exchange; http-aggregate calls base on that thread,
+     * then submits detail and extra to the same virtual-thread-per-task executor and get()s both.
+     */
+    @Override
+    public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+        return switch (workload) {
+            case "http-hello" -> {
+                var c = HttpHello.Config.of(p); // pool-size validated, ignored
+                yield new JdkHttp(c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpHello.handler(),
+                        ServerLifecycle.keys(Map.of(), "pool", null, "executor", "Executors.newVirtualThreadPerTaskExecutor()"));
+            }
+            case "http-aggregate" -> {
+                var c = HttpAggregate.Config.of(p);
+                ExecutorService vts = Executors.newVirtualThreadPerTaskExecutor();
+                Downstream d = Downstream.of(c);
+                yield new JdkHttp(c.port(), vts, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(vts)),
+                        ServerLifecycle.keys(d.runtime(), "pool", null,
+                                "executor", "Executors.newVirtualThreadPerTaskExecutor() for requests, detail and extra"));
+            }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
     }

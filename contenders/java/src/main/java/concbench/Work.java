@@ -75,20 +75,24 @@ final class Work {
 
     /** fanout result, computed from the built profiles. */
     static Map<String, Object> fanoutResult(Iterable<UserProfile> profiles, Integer poolSize) {
-        long n = 0, idSum = 0, items = 0;
+        long n = 0, idSum = 0, idSqSum = 0, items = 0;
         for (UserProfile p : profiles) {
+            long id = p.user().id();
             n++;
-            idSum += p.user().id();
+            idSum += id;
+            idSqSum += id * id; // long: up to R(R+1)(2R+1)/6 ~ 2.7e18 at R = 2 000 000
             items += p.orders().size() + 1 + p.notifications().size();
         }
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("profiles", n);
         r.put("id_sum", idSum);
+        r.put("id_sq_sum", idSqSum);
         r.put("items", items);
         r.put("pool_size", poolSize);
         return r;
     }
 
+    /** {@code tasks} is the number of tasks that finished, counted by the tasks themselves. */
     static Map<String, Object> sleepTasksResult(long tasks, long cpuSum, Integer poolSize) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("tasks", tasks);

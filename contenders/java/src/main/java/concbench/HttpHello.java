@@ -1,0 +1,29 @@
+package concbench;
+
+import com.sun.net.httpserver.HttpHandler;
+import java.nio.charset.StandardCharsets;
+
+/** http-hello (seed 004): GET /hello -> 200 text/plain, 199 x 'x' and a newline, built once. */
+final class HttpHello {
+    private HttpHello() {}
+
+    static final String PATH = "/hello";
+    static final String CONTENT_TYPE = "text/plain";
+    static final byte[] BODY = ("x".repeat(199) + "\n").getBytes(StandardCharsets.US_ASCII);
+
+    /** http-hello's parameters: pool-size is used by the pooled styles, validated and ignored by the others. */
+    record Config(int port, int poolSize) {
+        static Config of(Params p) throws Params.BadInput {
+            return new Config(p.intBetween("port", 0, 65535), p.intAtLeast("pool-size", 1));
+        }
+    }
+
+    /** The JDK HttpServer handler; it never blocks beyond writing the response. */
+    static HttpHandler handler() {
+        return ex -> {
+            boolean known = PATH.equals(ex.getRequestURI().getRawPath());
+            if (known && "GET".equals(ex.getRequestMethod())) JdkHttp.send(ex, 200, CONTENT_TYPE, BODY);
+            else JdkHttp.reject(ex, known);
+        };
+    }
+}
