@@ -67,7 +67,10 @@ def _strings(raw: Any, where: str) -> tuple[str, ...]:
     return tuple(raw)
 
 
-_BOUND_KEYS = {"sequential": bool, "request-threads": (int, str), "async-threads": (int, str)}
+_BOUND_KEYS = {"sequential": bool, "request-threads": (int, str), "async-threads": (int, str),
+               "async-waits": list, "async-downstream": list}
+_BOUND_LISTS = {"async-waits": ("base", "detail", "extra"),
+                "async-downstream": ("inproc", "http")}
 
 
 def _bounds(raw: Any, where: str) -> dict[str, Any]:
@@ -76,6 +79,11 @@ def _bounds(raw: Any, where: str) -> dict[str, Any]:
     for key, value in raw.items():
         if key not in _BOUND_KEYS:
             raise UserError(f"{where}: unknown key {key!r}; known: {', '.join(_BOUND_KEYS)}")
+        if key in _BOUND_LISTS:
+            if not isinstance(value, list) or not set(value) <= set(_BOUND_LISTS[key]):
+                raise UserError(f"{where}.{key} must be a list of "
+                                f"{', '.join(_BOUND_LISTS[key])}")
+            continue
         valid = isinstance(value, _BOUND_KEYS[key]) and (key == "sequential") == (
             isinstance(value, bool)) and (
             not isinstance(value, str) or value == "pool-size")

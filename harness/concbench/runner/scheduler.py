@@ -98,6 +98,7 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
                     break
             result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
                                _metadata(plan, cell, argv, servers),
-                               resolve_bounds(cell.contender.bounds, cell.params))
+                               resolve_bounds(cell.contender.bounds, cell.params)
+                               if cell.spec.server else None)
         recorder.add(result)
         observer.cell_finished(result)

@@ -3,7 +3,7 @@
 A closed-loop load of C connections, each waiting at least W (the latency floor) per
 request, cannot exceed λ = C ÷ W. A design adds its own ceilings: T request threads each
 held for the whole request allow T ÷ W; an async pool of A threads on which each request
-holds two waits (detail and extra) allows A ÷ (detail + extra). The tightest ceiling is the
+holds H thread-milliseconds (usually detail + extra) allows A ÷ H. The tightest ceiling is the
 one a design should reach; the report names it.
 """
 
@@ -36,9 +36,9 @@ def ceilings(floor_ms: float, connections: int, p: Params, bounds: Bounds) -> li
     if bounds.request_threads:
         found.append(Ceiling("request threads", bounds.request_threads / floor_s,
                              f"{bounds.request_threads} request threads ÷ {floor_ms:g} ms each"))
-    held_ms = p.get("detail-ms", 0) + p.get("extra-ms", 0)
-    if bounds.async_threads and not bounds.sequential and held_ms > 0:
+    held_ms = bounds.async_hold_ms
+    if bounds.async_threads and held_ms > 0:
         found.append(Ceiling("async pool", bounds.async_threads / (held_ms / 1000.0),
-                             f"{bounds.async_threads} async threads ÷ {held_ms:g} ms of waits "
-                             "per request (detail + extra)"))
+                             f"{bounds.async_threads} async threads ÷ {held_ms:g} ms of "
+                             "pool-thread waits per request"))
     return sorted(found, key=lambda c: c.requests_per_s)

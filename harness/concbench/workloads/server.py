@@ -53,7 +53,9 @@ class Bounds:
     request_threads: int | None = None
     """At most this many requests are served at once (each holds a thread throughout)."""
     async_threads: int | None = None
-    """A pool that runs the parallel downstream calls, each holding a thread for its wait."""
+    """A pool that runs downstream calls, each holding one of its threads for its wait."""
+    async_hold_ms: float = 0.0
+    """Pool thread-milliseconds one request holds (the waits that run on the async pool)."""
 
 
 @dataclass(frozen=True)
@@ -76,17 +78,28 @@ class ServerSpec:
     """Backend requests one verification request must make when uses_backend is true."""
 
 
+DEFAULT_ASYNC_WAITS = ("detail", "extra")
+
+
 def resolve_bounds(raw: Mapping[str, object], params: Params) -> Bounds:
-    """The manifest's bounds with "pool-size" replaced by the cell's pool size."""
+    """The manifest's bounds for these parameters: "pool-size" replaced by the cell's pool
+    size, and the async pool's hold time from the waits that run on it (`async-waits`), in
+    the downstream modes where they hold a thread (`async-downstream`)."""
     def threads(key: str) -> int | None:
         value = raw.get(key)
         if value == "pool-size":
-            return int(params["pool-size"])
+            return int(params["pool-size"]) if "pool-size" in params else None
         return int(value) if isinstance(value, int) else None
 
+    async_threads = threads("async-threads")
+    modes = raw.get("async-downstream", ("inproc", "http"))
+    if params.get("downstream") not in modes:  # e.g. non-blocking HTTP calls hold no thread
+        async_threads = None
+    waits = raw.get("async-waits", DEFAULT_ASYNC_WAITS)
+    hold = sum(float(params.get(f"{w}-ms", 0)) for w in waits)  # type: ignore[union-attr]
     return Bounds(sequential=bool(raw.get("sequential", False)),
-                  request_threads=threads("request-threads"),
-                  async_threads=threads("async-threads"))
+                  request_threads=threads("request-threads"), async_threads=async_threads,
+                  async_hold_ms=hold)
 
 
 def header_problems(resp: Response, content_type: str, length: int | None) -> list[str]:
