@@ -5,6 +5,7 @@ from __future__ import annotations
 from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult
 from concbench.stats.cell import aggregate, unavailable
 from concbench import workloads
+from concbench.workloads.server import resolve_bounds
 
 
 def _run(elapsed_ms: list[float], rss_mib: int, threads: int, status: str = "ok",
@@ -19,7 +20,54 @@ def _run(elapsed_ms: list[float], rss_mib: int, threads: int, status: str = "ok"
                      exit_code=0 if status == "ok" else 1, samples_file=None)
 
 
-def sample_document() -> ResultsDocument:
+def _server_run(rps: float, p50: float, p99: float, worst: float, gen_cpu: float,
+                server_cpu: float, rss_mib: int, threads: int, errors: int = 0) -> RunResult:
+    """One server run as the server runner records it (10 s window, fixed figures)."""
+    latency = {"p50": p50, "p90": (p50 + p99) / 2, "p99": p99, "p999": (p99 + worst) / 2,
+               "max": worst, "min": p50 / 2, "mean": p50 * 1.1}
+    load = {"generator": "wrk", "requests": int(rps * 10) + errors, "ok_requests": int(rps * 10),
+            "duration_s": 10.0, "requests_per_s": rps, "latency_ms": latency,
+            "percentiles": [[50.0, p50], [90.0, latency["p90"]], [99.0, p99],
+                            [99.9, latency["p999"]], [100.0, worst]],
+            "errors": {"connect": errors, "read": 0, "write": 0, "timeout": 0, "status": 0,
+                       "other": 0}, "errors_total": errors, "cpu_s": gen_cpu / 10,
+            "wall_s": 10.0, "cpu_percent": gen_cpu, "cpus": [1], "corrected": False}
+    window = {"window_s": 10.0, "cpu_s": server_cpu / 10, "cpu_percent": server_cpu,
+              "ctx_voluntary": 1000, "ctx_involuntary": 50, "peak_fds": 300,
+              "peak_rss_bytes": rss_mib << 20, "mean_rss_bytes": (rss_mib << 20) * 0.9,
+              "peak_threads": threads, "mean_threads": threads}
+    server = {"cpus": [0], "ready_s": 1.5, "runtime": {"cpus": 1}, "window": window,
+              "stop": {"signal": "SIGTERM", "killed": False, "exit_code": 0}}
+    return RunResult(status="ok", reason=None, wall_s=12.0, startup_s=1.5,
+                     peak_rss_bytes=(rss_mib + 5) << 20, peak_threads=threads,
+                     final_threads=threads, cpu_user_s=server_cpu / 20, cpu_sys_s=server_cpu / 40,
+                     ctx_voluntary=2000, ctx_involuntary=90, iterations=(), exit_code=0,
+                     load=load, server=server)
+
+
+def _server_cells() -> tuple[CellResult, ...]:
+    hello = workloads.get("http-hello")
+    agg = workloads.get("http-aggregate")
+    p = hello.resolve({"connections": 256})
+    a = agg.resolve({})
+    meta = {"throughput_unit": "requests", "placement": {"server": [0], "client": [1]}}
+    async_small = resolve_bounds({"request-threads": 200, "async-threads": 12}, a)
+    return (
+        aggregate(hello, "nginx", p, False, [_server_run(76000, 2.9, 5.1, 12, 97, 55, 4, 2),
+                                             _server_run(78000, 2.8, 4.9, 11, 98, 54, 4, 2)],
+                  dict(meta)),
+        aggregate(hello, "go", p, False, [_server_run(64000, 3.5, 8.2, 30, 80, 92, 12, 6),
+                                          _server_run(66000, 3.4, 8.0, 28, 81, 93, 12, 6,
+                                                      errors=3)], dict(meta)),
+        aggregate(agg, "spring-mvc-async-small", a, False,
+                  [_server_run(14.2, 9800, 10400, 10900, 2, 8, 210, 240),
+                   _server_run(14.6, 9700, 10300, 10700, 2, 8, 212, 240)], dict(meta),
+                  async_small),
+    )
+
+
+def sample_document(servers: bool = False) -> ResultsDocument:
+    """sleep-tasks cells of every kind; with servers, also http-hello and http-aggregate."""
     spec = workloads.get("sleep-tasks")
     small = spec.resolve({"tasks": 1000, "sleep-ms": 100, "pool-size": 100})
     big = spec.resolve({"tasks": 10000, "sleep-ms": 100, "pool-size": 100})
@@ -34,6 +82,7 @@ def sample_document() -> ResultsDocument:
                   [_run([], 0, 0, "timeout", "still running after 20 s; process group killed")],
                   meta),
         unavailable(spec, "rust-tokio", big, False, "cargo not found: install Rust", meta),
+        *(_server_cells() if servers else ()),
     )
     return ResultsDocument(
         run_id="20260101-000000-sample", concbench_revision="abc123", created_at="2026-01-01",

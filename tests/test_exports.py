@@ -18,7 +18,7 @@ GOLDEN = Path(__file__).parent / "golden"
 @pytest.mark.parametrize("fmt", ["csv", "markdown"])
 def test_export_matches_golden_file(fmt):
     filename, serialize = FORMATS[fmt]
-    produced = serialize(sample_document())
+    produced = serialize(sample_document(servers=True))
     golden = GOLDEN / f"sample.{filename}"
     if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
         golden.write_bytes(produced)
@@ -33,7 +33,7 @@ def test_failed_cells_show_status_not_numbers():
 
 
 def test_results_json_round_trip(tmp_path):
-    doc = sample_document()
+    doc = sample_document(servers=True)
     path = tmp_path / "results.json"
     io.write_atomically(path, io.to_json(doc))
     again = io.read(path)

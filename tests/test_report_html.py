@@ -60,3 +60,26 @@ def test_run_writes_results_html_and_export_html(fake_bench, tmp_path):
 def test_report_of_a_missing_file_is_a_user_error(fake_bench, tmp_path):
     res = fake_bench("report", str(tmp_path / "nothing"), "--html", str(tmp_path / "r.html"))
     assert res.code == 2 and "no results at" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_server_sections_show_latency_by_percentile_and_the_generator_bound_row():
+    page = html.render([(sample_document(servers=True), None)])
+    hello = page[page.index('data-workload="http-hello"'):page.index('data-workload="http-aggregate"')]
+    assert 'class="chart latency"' in hello and "latency by percentile" in hello
+    assert "99.9%" in hello and ">max<" in hello
+    assert "ok, generator-bound" in hello and 'class="ok" data-status="ok"' in hello
+    assert "vs nginx" in hello and "84%" in hello  # go: 65k of nginx's 77k
+    agg = page[page.index('data-workload="http-aggregate"'):]
+    assert "of bound" in agg and "96% pool" in agg  # 14.4 of the 12 ÷ 0.8 s = 15/s pool bound
+    assert "p99 latency" in agg and "server peak RSS" in agg
+
+
+def test_a_contender_keeps_its_colour_whatever_its_position():
+    from concbench.report import charts
+    from concbench.report.views import Series
+
+    colors = charts.palette(["go", "nginx", "rust-tokio"])
+    assert len(set(colors.values())) == 3
+    assert charts._color(Series("rust-tokio connections=10", (), "rust-tokio"), 0, colors) \
+        == colors["rust-tokio"]
+    assert charts._color(Series("go", (), "go"), 2, colors) == colors["go"]

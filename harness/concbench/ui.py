@@ -47,7 +47,9 @@ class ProgressView:
 
     def cell_finished(self, result: CellResult) -> None:
         t = result.stats.get("elapsed_s")
-        shown = units.seconds(t.median) if t else result.status
+        rate = result.stats.get("requests_per_s")
+        shown = units.seconds(t.median) if t else \
+            f"{rate.median:,.0f} requests/s" if rate else result.status
         style = _STATUS_STYLE.get(result.status, "red")
         params = " ".join(f"{k}={v}" for k, v in result.params.items())
         self._progress.console.print(
@@ -64,7 +66,7 @@ def print_tables(doc: ResultsDocument) -> None:
             rich_table.add_column(header, overflow="fold",
                                   max_width=60 if header == "status" else None)
         for row in table.rows:
-            style = _STATUS_STYLE.get(row[-1].split(":")[0], "red")
+            style = _STATUS_STYLE.get(row[-1].split(":")[0].split(",")[0], "red")
             rich_table.add_row(*row[:-1], f"[{style}]{row[-1]}[/]")
         if table.fixed_params:
             out.print("[dim]" + ", ".join(f"{k}={v}" for k, v in table.fixed_params.items())

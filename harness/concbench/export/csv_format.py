@@ -8,10 +8,17 @@ import json
 
 from concbench.resultset.model import CellResult, ResultsDocument
 
+SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency_p999_ms",
+                  "latency_max_ms", "errors_total", "server_cpu_percent",
+                  "server_peak_rss_bytes", "server_peak_threads", "generator_cpu_percent",
+                  "startup_s")
+"""Medians of the server workloads' figures (empty for batch workloads)."""
+
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",
            "stddev_s", "min_s", "max_s", "ci95_low_s", "ci95_high_s", "cv", "ideal_s",
            "efficiency", "throughput_per_s", "throughput_unit", "peak_rss_bytes",
-           "peak_threads", "cpu_s")
+           "peak_threads", "cpu_s", *SERVER_COLUMNS)
+
 
 
 def _num(v: float | None, digits: int = 6) -> str:
@@ -31,7 +38,8 @@ def _row(cell: CellResult) -> list[str]:
             _num(t.ci95[0]) if t and t.ci95 else "", _num(t.ci95[1]) if t and t.ci95 else "",
             _num(t.cv, 3) if t else "", _num(cell.ideal_s), _num(cell.efficiency, 4),
             median("throughput_per_s"), str(cell.metadata.get("throughput_unit", "")),
-            median("peak_rss_bytes", 15), median("peak_threads", 15), median("cpu_s")]
+            median("peak_rss_bytes", 15), median("peak_threads", 15), median("cpu_s"),
+            *(median(key) for key in SERVER_COLUMNS)]
 
 
 def serialize(doc: ResultsDocument) -> bytes:

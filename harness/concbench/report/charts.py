@@ -20,13 +20,32 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
 from concbench.report import units  # noqa: E402
-from concbench.report.views import Chart, Metric, Series  # noqa: E402
+from concbench.report.views import Chart, Series  # noqa: E402
 
 plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench", "font.size": 9,
                      "axes.spines.top": False, "axes.spines.right": False})
 FAILED_COLOR = "#c0392b"
-_LATENCY = Metric("latency_ms", "latency (ms)", "count")
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf", "#d62728", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5",
+           "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5", "#393b79", "#637939")
+"""Twenty distinguishable colours; a report gives each contender one of them (palette())."""
+Colors = dict[str, str]
 SIZE = (6.4, 3.4)
+
+
+def palette(contenders: Sequence[str]) -> Colors:
+    """One colour per contender, in order of first appearance, the same in every chart."""
+    found: Colors = {}
+    for name in contenders:
+        if name not in found:
+            found[name] = PALETTE[len(found) % len(PALETTE)]
+    return found
+
+
+def _color(series: Series, index: int, colors: Colors | None) -> str:
+    if colors and series.contender in colors:
+        return colors[series.contender]
+    return PALETTE[index % len(PALETTE)]
 
 
 def formatter(kind: str) -> Callable[[float, int], str]:
@@ -35,6 +54,8 @@ def formatter(kind: str) -> Callable[[float, int], str]:
             return units.seconds(v)
         if kind == "B":
             return units.size(v)
+        if kind == "ms":
+            return units.milliseconds(v)
         if kind == "rate":
             return units.rate(v, "").replace("/s", "").strip() or "0"
         return f"{v:,.0f}" if abs(v) >= 1 or v == 0 else f"{v:.2g}"
@@ -66,27 +87,27 @@ def _mark_failed(ax: plt.Axes, x: float, status: str) -> None:
             va="bottom", fontsize=8)
 
 
-def _scan(ax: plt.Axes, chart: Chart) -> None:
+def _scan(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
     xs_all = [p.x for s in chart.series for p in s.points]
     ys_all = [p.y for s in chart.series for p in s.points if p.y is not None]
     if spans_decades(xs_all):
         ax.set_xscale("log")
     if spans_decades(ys_all):
         ax.set_yscale("log")
-    for series in chart.series:
+    for i, series in enumerate(chart.series):
         ok = [p for p in series.points if p.y is not None]
         if ok:
             err = [[max(p.y - (p.lo if p.lo is not None else p.y), 0) for p in ok],
                    [max((p.hi if p.hi is not None else p.y) - p.y, 0) for p in ok]]
             ax.errorbar([p.x for p in ok], [p.y for p in ok], yerr=err, marker="o",
-                        capsize=3, label=series.label)
+                        capsize=3, label=series.label, color=_color(series, i, colors))
         for p in series.points:
             if p.y is None:
                 _mark_failed(ax, p.x, f"{series.label}: {p.status}")
     ax.set_xlabel(chart.xlabel or "")
 
 
-def _bars(ax: plt.Axes, chart: Chart) -> None:
+def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
     groups: list[str] = []
     for s in chart.series:
         groups += [p.x for p in s.points if p.x not in groups]
@@ -101,13 +122,14 @@ def _bars(ax: plt.Axes, chart: Chart) -> None:
             if p.lo is not None and p.hi is not None:
                 err = [[max(p.y - p.lo, 0)], [max(p.hi - p.y, 0)]]
             ax.bar([x], [p.y], width=width * 0.9, yerr=err, capsize=3,
-                   color=f"C{i % 10}", label=series.label if p is series.points[0] else None)
+                   color=_color(series, i, colors),
+                   label=series.label if p is series.points[0] else None)
     ax.set_xticks(range(len(groups)), groups)
 
 
-def render(chart: Chart, fmt: str = "svg") -> bytes:
+def render(chart: Chart, fmt: str = "svg", colors: Colors | None = None) -> bytes:
     fig, ax = plt.subplots(figsize=SIZE)
-    (_scan if chart.xlabel else _bars)(ax, chart)
+    (_scan if chart.xlabel else _bars)(ax, chart, colors)
     ax.set_title(chart.title, loc="left")
     ax.yaxis.set_major_formatter(FuncFormatter(formatter(chart.metric.kind)))
     if ax.get_yscale() == "linear":
@@ -119,10 +141,42 @@ def render(chart: Chart, fmt: str = "svg") -> bytes:
     return to_bytes(fig, fmt)
 
 
-def latency(series: Sequence[Series], fmt: str = "svg") -> bytes:
-    """Grouped bars of latency percentiles (x: percentile, one bar per contender)."""
-    chart = Chart("latency percentiles (ms)", _LATENCY, None, tuple(series))
-    return render(chart, fmt)
+def _nines(percentile: float) -> float:
+    """Position on the HdrHistogram percentile axis: 90% → 1, 99% → 2, 99.9% → 3 …"""
+    return -math.log10(1 - percentile / 100)
+
+
+def latency(series: Sequence[Series], fmt: str = "svg", colors: Colors | None = None) -> bytes:
+    """Latency by percentile, HdrHistogram style: x is the number of nines (50%, 90%, 99%,
+    99.9% …, log of 1/(1−p)), y the latency in ms (log when it spans two decades); the
+    maximum is the point past the last percentile."""
+    fig, ax = plt.subplots(figsize=SIZE)
+    top = 0.0
+    for i, s in enumerate(series):
+        pts = sorted((p.x, p.y) for p in s.points if p.y is not None and p.x < 100)
+        if not pts:
+            continue
+        xs = [_nines(x) for x, _ in pts]
+        top = max(top, xs[-1])
+        color = _color(s, i, colors)
+        ax.plot(xs, [y for _, y in pts], marker="o", ms=3, color=color, label=s.label)
+        peak = [p.y for p in s.points if p.x == 100 and p.y is not None]
+        if peak:
+            ax.plot([xs[-1] + 0.8], peak, marker="^", color=color, linestyle="none")
+    ticks = [p for p in (50, 90, 99, 99.9, 99.99, 99.999) if _nines(p) <= top + 1e-9]
+    ax.set_xticks([_nines(p) for p in ticks] + [top + 0.8],
+                  [f"{p:g}%" for p in ticks] + ["max"])
+    ys = [p.y for s in series for p in s.points if p.y is not None]
+    if spans_decades(ys):
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.set_title("latency by percentile (ms; median of runs)", loc="left")
+    ax.set_xlabel("percentile")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return to_bytes(fig, fmt)
 
 
 def timeseries(rows: list[tuple[float, float, float, float]], title: str,

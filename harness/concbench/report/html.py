@@ -19,13 +19,12 @@ from markupsafe import Markup
 
 from concbench.report import charts, scaling_table
 from concbench.report.table import Table, tables
-from concbench.report.views import Point, Series, WorkloadView, representative_run, \
-    workload_views
+from concbench.report.views import Point, Series, WorkloadView, label, representative_run, \
+    varying, workload_views
 from concbench.resultset.model import CellResult, ResultsDocument
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_SAMPLES = 400
-PERCENTILES = ("p50", "p90", "p99", "p999")
 
 
 @dataclass(frozen=True)
@@ -70,18 +69,19 @@ def series_panel(cell: CellResult, folder: Path | None) -> SeriesPanel:
 
 
 def latency_series(cells: tuple[CellResult, ...]) -> list[Series]:
-    """Median over ok runs of each latency percentile, per cell."""
+    """Per cell, the median over its ok runs of the latency at each recorded percentile."""
+    keys = varying(list(cells))
     found = []
     for cell in cells:
-        per_run = [r.load["latency_ms"] for r in cell.runs
-                   if r.status == "ok" and r.load and r.load.get("latency_ms")]
-        points = []
-        for pct in PERCENTILES:
-            values = [float(lat[pct]) for lat in per_run if lat.get(pct) is not None]
-            med = statistics.median(values) if values else None
-            points.append(Point(pct, med, None, None,
-                                "ok" if med is not None else cell.status))
-        found.append(Series(cell.contender, tuple(points)))
+        by_pct: dict[float, list[float]] = {}
+        for run in cell.runs:
+            if run.status == "ok" and run.load:
+                for pct, ms in run.load.get("percentiles") or []:
+                    by_pct.setdefault(float(pct), []).append(float(ms))
+        points = tuple(Point(pct, statistics.median(v), None, None, "ok")
+                       for pct, v in sorted(by_pct.items()))
+        if points:
+            found.append(Series(label(cell, keys), points, cell.contender))
     return found
 
 
@@ -95,13 +95,14 @@ class Section:
     panels: tuple[SeriesPanel, ...]
 
 
-def section(view: WorkloadView, table: Table, folder: Path | None) -> Section:
+def section(view: WorkloadView, table: Table, folder: Path | None,
+            colors: charts.Colors) -> Section:
     latency = None
     if view.servers:
         lat = latency_series(view.cells)
-        if any(p.y is not None for s in lat for p in s.points):
-            latency = _svg(charts.latency(lat))
-    return Section(view, table, tuple(_svg(charts.render(c)) for c in view.charts),
+        if lat:
+            latency = _svg(charts.latency(lat, colors=colors))
+    return Section(view, table, tuple(_svg(charts.render(c, colors=colors)) for c in view.charts),
                    scaling_table.rows(view.fits), latency,
                    tuple(series_panel(c, folder) for c in view.cells))
 
@@ -116,7 +117,9 @@ def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
 def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, object]:
     views = workload_views(list(doc.cells))
     by_name = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
-    return {"doc": doc, "sections": [section(v, by_name[v.workload], folder) for v in views],
+    colors = charts.palette([c.contender for c in doc.cells])
+    return {"doc": doc,
+            "sections": [section(v, by_name[v.workload], folder, colors) for v in views],
             "warnings": _warnings(doc, views),
             "scaling_headers": scaling_table.HEADERS}
 

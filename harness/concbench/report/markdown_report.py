@@ -26,15 +26,27 @@ def _machine(doc: ResultsDocument) -> str:
 
 
 def _seed_section(table: SeedTable, chart_dir: str | None, fmt: str,
-                  files: dict[str, bytes]) -> list[str]:
+                  files: dict[str, bytes], colors: charts.Colors) -> list[str]:
     title = table.metric.title + (f", {table.subset}" if table.subset else "")
     lines = [f"#### {table.workload}: {title}", ""] + markdown(table) + [""]
     if chart_dir is not None:
         name = f"{chart_dir}/{table.slug}.{fmt}"
         files[name] = charts.render(chart(list(table.cells), table.metric, table.size_param),
-                                    fmt)
+                                    fmt, colors)
         lines += [f"![{table.workload}: {title}]({name})", ""]
     return lines
+
+
+def _latency(doc: ResultsDocument, workload: str, chart_dir: str | None, fmt: str,
+             files: dict[str, bytes], colors: charts.Colors) -> list[str]:
+    from concbench.report.html import latency_series
+
+    series = latency_series(tuple(c for c in doc.cells if c.workload == workload))
+    if chart_dir is None or not series:
+        return []
+    name = f"{chart_dir}/{doc.run_id}-{workload}-latency.{fmt}"
+    files[name] = charts.latency(series, fmt, colors)
+    return [f"![{workload}: latency by percentile]({name})", ""]
 
 
 def _fits(doc: ResultsDocument, workload: str) -> list[str]:
@@ -54,10 +66,12 @@ def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
     lines = [f"## Run {doc.run_id}", "", _machine(doc), ""]
     summaries = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
     seeds = seed_tables(list(doc.cells))
+    colors = charts.palette([c.contender for c in doc.cells])
     for workload, summary in summaries.items():
         lines += [f"### {workload}", ""]
         for table in (t for t in seeds if t.workload == workload):
-            lines += _seed_section(table, chart_dir, fmt, files)
+            lines += _seed_section(table, chart_dir, fmt, files, colors)
+        lines += _latency(doc, workload, chart_dir, fmt, files, colors)
         lines += ["#### Summary", ""] + render_table(summary)[2:] + _fits(doc, workload)
     return lines + toolchains_section(doc, "###") + warnings_section(doc, "###")
 

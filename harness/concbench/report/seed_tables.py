@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from concbench.report import units
-from concbench.report.views import Metric, headline, params_label, varying
+from concbench.report.views import SERVER_PREFIX, Metric, headline, params_label, varying
+from concbench.report.views import metrics_for as views_metrics
 from concbench.resultset.model import CellResult
 from concbench.stats.scans import size_param
 
@@ -41,6 +42,8 @@ METRICS = (Metric("elapsed_s", "time (median)", "s"),
 
 def metrics_for(workload: str) -> list[Metric]:
     """The headline first, then the usual ones it does not repeat."""
+    if workload.startswith(SERVER_PREFIX):
+        return views_metrics(workload)
     first = headline(workload)
     return [first] + [m for m in METRICS if m.key != first.key]
 
@@ -52,6 +55,8 @@ def formatter(metric: Metric, unit: str) -> Callable[[float], str]:
         return units.size
     if metric.kind == "rate":
         return lambda v: units.rate(v, unit)
+    if metric.kind == "ms":
+        return units.milliseconds
     return units.count
 
 

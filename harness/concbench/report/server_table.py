@@ -19,12 +19,6 @@ def _median(cell: CellResult, key: str) -> float | None:
     return s.median if s else None
 
 
-def _ms(v: float | None) -> str:
-    if v is None:
-        return "—"
-    return f"{v:.0f} ms" if v >= 100 else f"{v:.1f} ms" if v >= 1 else f"{v * 1000:.0f} µs"
-
-
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.0f}%"
 
@@ -75,8 +69,8 @@ def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
     errors = _median(cell, "errors_total")
     n = cell.stats["requests_per_s"].n
     return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group),
-            _ms(_median(cell, "latency_p50_ms")), _ms(_median(cell, "latency_p99_ms")),
-            _ms(_median(cell, "latency_p999_ms")), _ms(_median(cell, "latency_max_ms")),
+            units.milliseconds(_median(cell, "latency_p50_ms")), units.milliseconds(_median(cell, "latency_p99_ms")),
+            units.milliseconds(_median(cell, "latency_p999_ms")), units.milliseconds(_median(cell, "latency_max_ms")),
             units.count(errors), _pct(_median(cell, "server_cpu_percent")),
             units.size(_median(cell, "server_peak_rss_bytes")),
             units.count(_median(cell, "server_peak_threads")),

@@ -84,6 +84,8 @@ def _server_table(workload: str, group: list[CellResult], varying: list[str]) ->
     for cell in group:
         head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
         status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
+        if any(w.startswith("generator-bound") for w in cell.warnings):
+            status += ", generator-bound"
         rows.append((*head, *server_table.row(cell, group), status[:160]))
     fixed = {k: v for k, v in group[0].params.items() if k not in varying}
     return Table(workload, headers, tuple(rows), fixed)

@@ -15,6 +15,16 @@ def seconds(v: float | None) -> str:
     return f"{v * 1e6:.0f} µs"
 
 
+def milliseconds(v: float | None) -> str:
+    if v is None:
+        return "—"
+    if v >= 1000:
+        return seconds(v / 1000)
+    if v >= 100:
+        return f"{v:.0f} ms"
+    return f"{v:.1f} ms" if v >= 1 else f"{v * 1000:.0f} µs"
+
+
 def size(v: float | None) -> str:
     if v is None:
         return "—"

@@ -36,6 +36,17 @@ HEADLINE: dict[str, Metric] = {
 DEFAULT_HEADLINE = Metric("elapsed_s", "time per iteration (median)", "s")
 PEAK_RSS = Metric("peak_rss_bytes", "peak RSS", "B")
 THREADS = Metric("peak_threads", "peak threads", "count")
+SERVER_METRICS = (Metric("latency_p99_ms", "p99 latency", "ms"),
+                  Metric("server_peak_rss_bytes", "server peak RSS under load", "B"),
+                  Metric("server_peak_threads", "server threads under load", "count"))
+"""Server workloads chart these after requests/s (the measured window's figures)."""
+
+
+def metrics_for(workload: str) -> list[Metric]:
+    """The charted metrics of a workload, headline first."""
+    if workload.startswith(SERVER_PREFIX):
+        return [headline(workload), *SERVER_METRICS]
+    return [headline(workload), PEAK_RSS, THREADS]
 
 
 @dataclass(frozen=True)
@@ -54,6 +65,8 @@ class Point:
 class Series:
     label: str
     points: tuple[Point, ...]
+    contender: str = ""
+    """Whose series it is: a contender keeps one colour throughout a report."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,7 @@ def chart(cells: list[CellResult], metric: Metric, param: str | None) -> Chart:
     keys = varying(cells, skip=param)
     keys = [k for k in keys if k != "contender"]
     series: dict[str, list[Point]] = {}
+    owner: dict[str, str] = {}
     for cell in cells:
         p = value(cell, metric)
         if param is not None:
@@ -129,11 +143,12 @@ def chart(cells: list[CellResult], metric: Metric, param: str | None) -> Chart:
         else:
             name, x = cell.contender, params_label(cell, keys) or cell.workload
         series.setdefault(name, []).append(Point(x, p.y, p.lo, p.hi, p.status))
+        owner[name] = cell.contender
     if param is not None:
         for pts in series.values():
             pts.sort(key=lambda p: p.x)
     return Chart(metric.title, metric, param,
-                 tuple(Series(k, tuple(v)) for k, v in series.items()))
+                 tuple(Series(k, tuple(v), owner[k]) for k, v in series.items()))
 
 
 def _has(cells: list[CellResult], metric: Metric) -> bool:
@@ -148,7 +163,7 @@ def workload_views(cells: list[CellResult]) -> list[WorkloadView]:
     views = []
     for workload, group in by_workload.items():
         param = size_param(group)
-        metrics = [headline(workload), PEAK_RSS, THREADS]
+        metrics = metrics_for(workload)
         charts = tuple(chart(group, m, param) for m in metrics
                        if m is metrics[0] or _has(group, m))
         views.append(WorkloadView(workload, param, tuple(group), charts,
