@@ -1,0 +1,26 @@
+package concbench.spring.mvc;
+
+import concbench.spring.AggregateProperties;
+import concbench.spring.Launcher;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+
+/**
+ * Spring MVC on embedded Tomcat. The design is a Spring profile (application-<design>.properties):
+ * sequential, virtual, async-small, async-tuned, async-large (the async-* ones are in the profile
+ * group "async").
+ */
+@SpringBootApplication
+@EnableConfigurationProperties(AggregateProperties.class)
+public class MvcApplication {
+
+    public static void main(String[] args) {
+        Launcher.run(MvcApplication.class,
+                List.of("sequential", "virtual", "async-small", "async-tuned", "async-large"),
+                Map.of("tomcat", org.apache.catalina.util.ServerInfo::getServerNumber,
+                        "httpclient5", Launcher.jarVersion(org.apache.hc.client5.http.impl.classic.HttpClients.class)),
+                args);
+    }
+}

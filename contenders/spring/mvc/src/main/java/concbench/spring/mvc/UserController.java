@@ -1,0 +1,41 @@
+package concbench.spring.mvc;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import concbench.spring.ConditionalOnAggregate;
+import concbench.spring.User;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * http-aggregate: GET /user/{id}, assembled by the active design's {@link UserService}.
+ *
+ * <p>The User record is serialized by Boot's ObjectMapper into bytes and sent with a
+ * Content-Length, as TechEmpower's Spring MVC implementation does for its JSON test: returning the
+ * record itself (@ResponseBody through MappingJackson2HttpMessageConverter) makes the converter
+ * flush Tomcat's output stream, which commits the response without a length, so Tomcat answers
+ * with Transfer-Encoding: chunked (the contract asks for Content-Length).
+ */
+@RestController
+@ConditionalOnAggregate
+public class UserController {
+    private final UserService userService;
+    private final ObjectWriter userWriter;
+
+    public UserController(UserService userService, ObjectMapper objectMapper) {
+        this.userService = userService;
+        this.userWriter = objectMapper.writerFor(User.class);
+    }
+
+    @GetMapping("/user/{id}")
+    public ResponseEntity<byte[]> getUser(@PathVariable long id) throws Exception {
+        byte[] body = userWriter.writeValueAsBytes(userService.assembleUser(id));
+        return ResponseEntity.ok()
+                .contentType(MediaType.APPLICATION_JSON)
+                .contentLength(body.length)
+                .body(body);
+    }
+}

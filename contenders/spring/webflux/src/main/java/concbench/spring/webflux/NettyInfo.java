@@ -1,0 +1,27 @@
+package concbench.spring.webflux;
+
+import concbench.spring.ReadyInfo;
+import java.util.Map;
+import org.springframework.stereotype.Component;
+import reactor.core.scheduler.Schedulers;
+import reactor.netty.ReactorNetty;
+import reactor.netty.resources.LoopResources;
+
+/** Reactor Netty's and Reactor's thread counts (defaults unless the system properties set them). */
+@Component
+public class NettyInfo implements ReadyInfo {
+
+    @Override
+    public void contribute(Map<String, Object> runtime) {
+        runtime.put("server", "netty");
+        runtime.put("threads", Map.of(
+                "event_loops", LoopResources.DEFAULT_IO_WORKER_COUNT,
+                "parallel_scheduler", Schedulers.DEFAULT_POOL_SIZE,
+                "transport", LoopResources.hasNativeSupport()
+                        && Boolean.parseBoolean(System.getProperty(ReactorNetty.NATIVE, "true"))
+                        ? "epoll (native)" : "nio"));
+        // JDK 25 warns about sun.misc.Unsafe (default --sun-misc-unsafe-memory-access=warn);
+        // whether Netty still uses it for its buffers is recorded here, as observed
+        runtime.put("netty_unsafe", io.netty.util.internal.PlatformDependent.hasUnsafe());
+    }
+}

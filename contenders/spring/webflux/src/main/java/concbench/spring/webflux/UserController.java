@@ -1,0 +1,42 @@
+package concbench.spring.webflux;
+
+import concbench.spring.ConditionalOnAggregate;
+import concbench.spring.User;
+import concbench.spring.UserDetail;
+import concbench.spring.UserExtraInfo;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
+
+/**
+ * http-aggregate, seed 003's pure WebFlux version without its blocking sleeps: base, then
+ * Mono.zip(detail, extra), all non-blocking (Mono.delay or WebClient); no thread waits.
+ */
+@RestController
+@ConditionalOnAggregate
+public class UserController {
+    private final ReactiveDownstream downstream;
+
+    public UserController(ReactiveDownstream downstream) {
+        this.downstream = downstream;
+    }
+
+    @GetMapping("/user/{id}")
+    public Mono<User> getUser(@PathVariable long id) {
+        return downstream.getUserBaseInfo(id)
+                .flatMap(userId -> Mono.zip(
+                                downstream.getUserDetailInfo(userId),
+                                downstream.getUserExtraInfo(userId))
+                        .map(t -> User.assemble(userId, t.getT1(), t.getT2())));
+    }
+
+    /** The three data sources as Monos. */
+    public interface ReactiveDownstream {
+        Mono<Long> getUserBaseInfo(long id);
+
+        Mono<UserDetail> getUserDetailInfo(long userId);
+
+        Mono<UserExtraInfo> getUserExtraInfo(long userId);
+    }
+}

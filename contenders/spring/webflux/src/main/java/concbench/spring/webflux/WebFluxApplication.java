@@ -1,0 +1,22 @@
+package concbench.spring.webflux;
+
+import concbench.spring.AggregateProperties;
+import concbench.spring.Launcher;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+
+/** Spring WebFlux on Reactor Netty (the only server on this application's classpath). */
+@SpringBootApplication
+@EnableConfigurationProperties(AggregateProperties.class)
+public class WebFluxApplication {
+
+    public static void main(String[] args) {
+        Launcher.run(WebFluxApplication.class, List.of("webflux"),
+                Map.of("reactor-netty", Launcher.jarVersion(reactor.netty.http.server.HttpServer.class),
+                        "netty", Launcher.jarVersion(io.netty.channel.Channel.class),
+                        "reactor-core", Launcher.jarVersion(reactor.core.publisher.Mono.class)),
+                args);
+    }
+}
