@@ -58,3 +58,9 @@ def backend_busy(backend_pct: float) -> str:
 def runtime_ignores_affinity(seen: int, given: int) -> str:
     return (f"the runtime reported {seen} CPUs but was pinned to {given}: it did not follow "
             "the affinity mask, so it runs more workers than CPUs")
+
+
+def latency_near_window(p99_ms: float, duration_s: float) -> str:
+    return (f"p99 latency ({p99_ms / 1000:.1f} s) is over half the {duration_s:g} s load window: "
+            "the window started from an idle server and requests slower than it never "
+            "complete, so these percentiles are a floor; lengthen duration-s to measure them")

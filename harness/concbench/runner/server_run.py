@@ -34,6 +34,9 @@ READY_TIMEOUT_S = 120.0
 VERIFY_IDS = (1001,)
 FLOOR_TOLERANCE_MS = 1.0
 """A response may come this much before the latency floor (clock and timer granularity)."""
+SETTLE_MAX_S = 120.0
+SETTLED_FACTOR, SETTLED_SLACK_MS = 1.5, 20.0
+"""After the warm-up load, the server counts as drained when a probe answers within this."""
 
 Failure = tuple[str, str]
 
@@ -97,6 +100,8 @@ class _ServerRun:
         self.backend_requests: tuple[int, int] | None = None
         """The backend's request count at the start and the end of the measured window."""
         self.warnings: list[str] = []
+        self.settle_s: float | None = None
+        """Seconds the server needed after the warm-up load to answer near its floor again."""
 
     def _on_message(self, message: dict[str, Any]) -> None:
         if message.get("type") == "ready" and self.ready is None:
@@ -189,6 +194,10 @@ class _ServerRun:
 
     def _check_load(self, load: LoadResult) -> Failure | None:
         assert self.server is not None
+        if load.requests == 0 and load.errors_total == 0:
+            return "timeout", (f"no response completed within the {load.duration_s:.0f} s load "
+                               "window: the server is saturated beyond it; lengthen duration-s "
+                               "or lower connections")
         if load.ok_requests == 0:
             return "invalid", (f"no successful response under load ({load.requests} responses, "
                                f"errors {load.errors})")
@@ -209,7 +218,30 @@ class _ServerRun:
             self.warmup, failure = self.run_load(proc, port, self.req.params["warmup-s"], "warm-up")
             if failure:
                 return failure
+            self.settle(port)
         return self.measured_load(proc, port, backend)
+
+    def settle(self, port: int) -> None:
+        """Wait until requests queued by the warm-up load have drained (a probe answers near
+        the latency floor again), so the measured window starts from an idle server."""
+        assert self.server is not None
+        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
+        if not floor:
+            return
+        started = time.perf_counter()
+        limit = min(SETTLE_MAX_S, self.req.timeout_s)
+        path = self.server.path(VERIFY_IDS[0])
+        while time.perf_counter() - started < limit:
+            try:
+                resp = http_probe.get(port, path, timeout_s=limit)
+            except (OSError, ValueError):
+                break
+            if resp.elapsed_s * 1000 <= SETTLED_FACTOR * floor + SETTLED_SLACK_MS:
+                self.settle_s = time.perf_counter() - started
+                return
+        self.settle_s = time.perf_counter() - started
+        self.warnings.append(f"the server had not drained {self.settle_s:.0f} s after the "
+                             "warm-up load: the measured window starts with a backlog")
 
     def stop(self, proc: Supervised) -> dict[str, Any]:
         """SIGTERM, then SIGKILL after the grace; how it ended."""
@@ -288,7 +320,7 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
         "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},
         "window": window.measures(out.samples).to_dict() if window else None,
-        "warmup_load": _brief(run.warmup), "command": argv,
+        "warmup_load": _brief(run.warmup), "settle_s": run.settle_s, "command": argv,
     }
     backend = None
     if backend_out is not None:

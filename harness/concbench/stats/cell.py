@@ -77,7 +77,7 @@ def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResu
         rate = stats.get("requests_per_s")
         if found and rate:
             efficiency = rate.median / found[0].requests_per_s
-    notes = server_warnings(runs, stats, metadata.get("placement"))
+    notes = server_warnings(runs, stats, metadata.get("placement"), params["duration-s"])
     return stats, floor_ms / 1000 if floor_ms is not None else None, efficiency, notes
 
 

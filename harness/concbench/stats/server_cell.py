@@ -80,8 +80,11 @@ def _median(stats: dict[str, Summary], key: str) -> float | None:
 
 
 def server_warnings(runs: list[RunResult], stats: dict[str, Summary],
-                    placement: dict[str, list[int]] | None) -> list[str]:
+                    placement: dict[str, list[int]] | None, duration_s: float) -> list[str]:
     found: list[str] = []
+    p99 = _median(stats, "latency_p99_ms")
+    if p99 is not None and p99 > duration_s * 1000 / 2:
+        found.append(warnings.latency_near_window(p99, duration_s))
     gen, srv = _median(stats, "generator_cpu_percent"), _median(stats, "server_cpu_percent")
     if gen is not None and srv is not None and gen >= GENERATOR_SATURATED \
             and srv < SERVER_SATURATED:
