@@ -9,18 +9,30 @@ from concbench.build import Builder
 from concbench.manifest import Contender
 
 
+def _mark(contender: Contender, workload: str) -> str:
+    if workload in contender.workloads:
+        return "✓"
+    return "n/a" if workload in contender.not_applicable else "·"
+
+
 def show(contenders: dict[str, Contender]) -> None:
-    table = Table(title="contenders × workloads")
+    """✓ implemented, n/a not applicable to this style (why below), · not implemented."""
+    table = Table(title="contenders × workloads (✓ implemented, n/a not applicable, · not yet)")
     table.add_column("contender")
     for name in workloads.WORKLOADS:
         table.add_column(name, justify="center")
     table.add_column("availability")
+    reasons: list[str] = []
     for contender in contenders.values():
         tools = toolchains.resolve(contender.toolchain.requires)
         available = "[green]available[/]" if not isinstance(tools, str) else f"[yellow]{tools}[/]"
-        marks = ["✓" if w in contender.workloads else "·" for w in workloads.WORKLOADS]
+        marks = [_mark(contender, w) for w in workloads.WORKLOADS]
         table.add_row(contender.name, *marks, available)
+        reasons += [f"{contender.name} · {w}: {why}" for w, why in
+                    contender.not_applicable.items()]
     ui.out.print(table)
+    for line in reasons:
+        ui.out.print(f"[dim]n/a[/] {line}", highlight=False)
     for name, spec in workloads.WORKLOADS.items():
         ui.out.print(f"[bold]{name}[/]: {spec.summary}")
         for param in spec.params:

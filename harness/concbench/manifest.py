@@ -42,6 +42,8 @@ class Contender:
     """Servers: "line" (prints the ready line) or "connect" (the harness polls the port)."""
     bounds: dict[str, Any] = field(default_factory=dict, compare=False)
     """Servers: what caps the design (docs/contract.md, "Manifest keys for servers")."""
+    not_applicable: dict[str, str] = field(default_factory=dict, compare=False)
+    """Workload → why this style does not implement it (shown by `concbench list`)."""
 
     def is_pooled(self, workload: str) -> bool:
         return workload in self.pooled
@@ -126,9 +128,17 @@ def load_manifest(path: Path) -> list[Contender]:
                 notes={str(k): str(v) for k, v in entry.get("notes", {}).items()},
                 ready=_ready(entry.get("ready", "line"), f"{where}.ready"),
                 bounds=_bounds(entry.get("bounds", {}), f"{where}.bounds"),
+                not_applicable=_reasons(entry.get("not_applicable", {}),
+                                        f"{where}.not_applicable"),
             )
         )
     return contenders
+
+
+def _reasons(raw: Any, where: str) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise UserError(f"{where} must be a table of workload = \"why not\"")
+    return {str(k): v for k, v in raw.items()}
 
 
 def _ready(raw: Any, where: str) -> str:
