@@ -2,7 +2,11 @@
 
 The first argument picks a behaviour: good, wrong (bad checksum), crash (exit 3 with a
 message), hang (never ends; also starts a child that must die with it), latemark (spawn-idle
-mark after hold-ms), noisy (prints a non-JSON line on stdout).
+mark after hold-ms), noisy (prints a non-JSON line on stdout). Each of these cheats in one
+way a naive check would let pass: skipwait (skips the workload's waits), dupid (fanout: ids
+{1,4} built instead of {2,3}: same sum), sharedstr (channel str: one shared string),
+floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
+all iterations), zerotime (elapsed_ns 0).
 """
 
 import json
@@ -43,6 +47,21 @@ def parse(argv):
     return workload, values
 
 
+def lower_bound(workload, p, pool):
+    """Seconds the real workload could not beat (its waits), as the harness computes them."""
+    if workload == "sleep-tasks":
+        waves = -(-p["tasks"] // pool) if pool else 1
+        return waves * p["sleep-ms"] / 1000
+    if workload == "fanout":
+        flight = p["concurrency"] or p["requests"]
+        flight = min(flight, pool) if pool else flight
+        per = p["user-ms"] + max(p["orders-ms"], p["prefs-ms"], p["notifications-ms"])
+        return -(-p["requests"] // flight) * per / 1000
+    if workload == "spawn-idle":
+        return max(0.0, p["hold-ms"] / 1000 - 0.001)
+    return 0.0
+
+
 def result(workload, p, pool):
     if workload == "fanout":
         r = p["requests"]
@@ -59,6 +78,17 @@ def result(workload, p, pool):
         return {"events": w * e, "value_sum": w * e * (e - 1) // 2, **spread}
     same = w * (e - 1) if p["etype"] == "str_ptr" else 0
     return {"events": w * e, "bytes": w * e * p["esize"], "same_as_prev": same, **spread}
+
+
+def cheat(mode, workload, p, res):
+    """The result a cheating contender reports (see the module docstring)."""
+    if mode == "dupid" and workload == "fanout" and p["requests"] >= 3:
+        res["id_sq_sum"] += (1 + 16) - (4 + 9)  # ids 2 and 3 built as 1 and 4
+    if mode == "sharedstr" and workload == "channel" and "same_as_prev" in res:
+        res["same_as_prev"] = p["workers"] * (p["events"] - 1)
+    if mode == "floats":
+        res = {k: float(v) if isinstance(v, int) else v for k, v in res.items()}
+    return res
 
 
 def emit(obj):
@@ -89,15 +119,18 @@ def main():
         if workload == "spawn-idle":
             delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" else 0.001
             time.sleep(delay)
-            emit({"type": "mark", "name": "all-spawned", "index": index,
-                  "elapsed_ns": time.perf_counter_ns() - start})
-        time.sleep(0.01)
-        res = result(workload, p, pool)
+            if mode != "onemark" or index == 0:
+                emit({"type": "mark", "name": "all-spawned", "index": index,
+                      "elapsed_ns": time.perf_counter_ns() - start})
+        time.sleep(0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005)
+        res = cheat(mode, workload, p, result(workload, p, pool))
         if mode == "wrong":
             key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
             res[key] += 1
-        emit({"type": "iteration", "index": index, "warmup": index < p["warmup"],
-              "elapsed_ns": time.perf_counter_ns() - start, "result": res})
+        warmup = index < p["warmup"]
+        emit({"type": "iteration", "index": index, "warmup": not warmup if mode == "flags"
+              else warmup, "result": res,
+              "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
 
 
 main()

@@ -9,6 +9,8 @@ from typing import Any
 
 from concbench.manifest import Contender
 from concbench.resultset.model import Iteration, RunResult
+from concbench.runner.contract_check import (lower_bound_problems, mark_problems,
+                                             parse_iterations, sequence_problems)
 from concbench.runner.executor import ProcessOutcome, execute
 from concbench.runner.sampler import Sample
 from concbench.toolchains import ToolEnv
@@ -35,19 +37,6 @@ class RunRequest:
                 f"--iterations={self.iterations}"]
 
 
-def _iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], list[str]]:
-    found, problems = [], []
-    for m in messages:
-        if m.get("type") != "iteration":
-            continue
-        try:
-            found.append(Iteration(index=int(m["index"]), warmup=bool(m["warmup"]),
-                                   elapsed_ns=int(m["elapsed_ns"]), result=m.get("result")))
-        except (KeyError, TypeError, ValueError):
-            problems.append(f"malformed iteration line: {str(m)[:200]}")
-    return found, problems
-
-
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1][:300] if lines else "(no stderr)"
@@ -65,15 +54,13 @@ def classify(req: RunRequest, out: ProcessOutcome,
             else f"killed by signal {out.term_signal}"
         return "crash", f"{how}: {_last_line(out.stderr_tail)}"
     problems = out.protocol_errors + problems
-    want = req.warmup + req.iterations
-    if len(iterations) != want:
-        problems.append(f"reported {len(iterations)} iterations, expected {want}")
+    problems += sequence_problems(iterations, req.warmup, req.iterations)
     pooled = req.contender.is_pooled(req.spec.name)
     for it in iterations:
         problems += [f"iteration {it.index}: {p}"
                      for p in req.spec.check(req.params, it.result, pooled)]
-    if req.spec.check_marks:
-        problems += req.spec.check_marks(req.params, out.marks)
+    problems += lower_bound_problems(req.spec, req.params, pooled, iterations)
+    problems += mark_problems(req.spec, req.params, out.messages, iterations)
     if problems:
         return "invalid", "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")
     return "ok", None
@@ -103,7 +90,7 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
     env = {**os.environ, **req.tools.env}
     out = execute(req.argv(), req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
-    iterations, problems = _iterations(out.messages)
+    iterations, problems = parse_iterations(out.messages)
     status, reason = classify(req, out, iterations, problems)
     reported_s = sum(it.elapsed_ns for it in iterations) / 1e9
     return RunResult(

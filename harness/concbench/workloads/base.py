@@ -73,6 +73,8 @@ class WorkloadSpec:
     """Problems with the marks of a run (for example a mark that came too late)."""
     rate_mark: str | None = None
     """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
+    lower_bound_s: Callable[[Params, bool], float | None] | None = None
+    """No correct iteration can be faster (its waits alone take this long); None: no bound."""
     server: "ServerSpec | None" = None
     """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""
 
@@ -96,12 +98,13 @@ class WorkloadSpec:
         problems = []
         for key, want in self.expected(params).items():
             got = result.get(key)
-            if got != want:
+            if got != want or type(got) is not type(want):  # 1.0 or true is not 1
                 problems.append(f"{key}={got!r}, expected {want!r}")
         if self.pool_param and self.pool_param in params:
             want_pool = params[self.pool_param] if pooled else None
             if "pool_size" not in result:
                 problems.append("pool_size missing (null for unbounded styles)")
-            elif result["pool_size"] != want_pool:
+            elif result["pool_size"] != want_pool or type(result["pool_size"]) is not type(
+                    want_pool):
                 problems.append(f"pool_size={result['pool_size']!r}, expected {want_pool!r}")
         return problems

@@ -41,6 +41,7 @@ SPEC = WorkloadSpec(
     ),
     expected=_expected,
     ideal_s=_ideal_s,
+    lower_bound_s=_ideal_s,
     throughput_unit="profiles",
     units_per_iteration=lambda p: p["requests"],
     verify_params=(

@@ -28,6 +28,7 @@ SPEC = WorkloadSpec(
     ),
     expected=_expected,
     ideal_s=_ideal_s,
+    lower_bound_s=_ideal_s,
     throughput_unit="tasks",
     units_per_iteration=lambda p: p["tasks"],
     verify_params=({"tasks": 500, "sleep-ms": 10, "cpu-iters": 1001, "pool-size": 50},),
