@@ -1,0 +1,156 @@
+%% concbench's Erlang/OTP contender: one BEAM process per task, OTP only.
+%%
+%% A batch workload runs W warm-up and N measured iterations in this VM and
+%% prints one JSON line per iteration on stdout; a server workload (http-*)
+%% serves HTTP until SIGTERM. As docs/contract.md specifies:
+%%
+%%   run-erlang <workload> --<param>=<value> ... --warmup=<W> --iterations=<N>
+%%   run-erlang http-<name> --port=<P> --<param>=<value> ...
+%%
+%% run-erlang execs `erl ... -s concbench main -extra <args>`; main/0 reads the
+%% arguments after -extra. Exit 2 on bad input, 1 on any other failure.
+-module(concbench).
+-export([main/0]).
+-export([int/3, port/1, bad/2, now_ns/0, mark/3, emit/1, json/1]).
+
+%% Each workload module exports params/0 (every parameter it takes, all
+%% required) and either setup/1 (batch: returns a fun(Index) -> {ElapsedNs,
+%% Result}) or serve/1 (server: never returns).
+-define(WORKLOADS, [{"fanout", concbench_fanout, batch},
+                    {"sleep-tasks", concbench_sleep_tasks, batch},
+                    {"spawn-idle", concbench_spawn_idle, batch},
+                    {"channel", concbench_channel, batch},
+                    {"http-hello", concbench_hello, server},
+                    {"http-aggregate", concbench_aggregate, server}]).
+
+main() ->
+    logs_to_stderr(),
+    Job = case parse_args(init:get_plain_arguments()) of
+              {ok, J} -> J;
+              {error, Msg} -> die(2, Msg)
+          end,
+    %% The job runs in its own process under a monitor, so that any crash in it
+    %% (or in a process linked to it) ends the VM with exit 1 and a message,
+    %% instead of a crash dump from the boot process.
+    {_Pid, Ref} = spawn_monitor(Job),
+    receive
+        {'DOWN', Ref, process, _, normal} -> erlang:halt(0);
+        {'DOWN', Ref, process, _, Reason} -> die(1, io_lib:format("~p", [Reason]))
+    end.
+
+%% Logger's default handler writes to standard_io; stdout carries only the JSON
+%% lines, so it is replaced by one on standard_error (the SIGTERM notice, for
+%% example, goes there).
+logs_to_stderr() ->
+    Config = case logger:get_handler_config(default) of
+                 {ok, C} -> maps:with([level, formatter, filters, filter_default], C);
+                 _ -> #{}
+             end,
+    _ = logger:remove_handler(default),
+    ok = logger:add_handler(default, logger_std_h,
+                            Config#{config => #{type => standard_error}}).
+
+die(Code, Msg) ->
+    io:format(standard_error, "concbench-erlang: ~ts~n", [Msg]),
+    erlang:halt(Code).
+
+%% parse_args checks the workload name and that exactly its parameters (plus
+%% warmup and iterations for batch workloads) are given, each once, as
+%% --name=value. It returns the job to run.
+parse_args([]) ->
+    {error, "usage: run-erlang <workload> --<param>=<value> ... [--warmup=<W> --iterations=<N>]"};
+parse_args([Name | Args]) ->
+    case lists:keyfind(Name, 1, ?WORKLOADS) of
+        false ->
+            {error, io_lib:format("unknown workload ~p", [Name])};
+        {_, Mod, Kind} ->
+            Names = case Kind of
+                        batch -> Mod:params() ++ ["warmup", "iterations"];
+                        server -> Mod:params()
+                    end,
+            try
+                P = collect(Name, Names, Args, #{}),
+                {ok, job(Kind, Mod, P)}
+            catch
+                throw:{bad_input, Msg} -> {error, Msg}
+            end
+    end.
+
+job(server, Mod, P) ->
+    Serve = Mod:serve(P),
+    fun() -> Serve() end;
+job(batch, Mod, P) ->
+    Warmup = int(P, "warmup", 0),
+    Iterations = int(P, "iterations", 0),
+    Run = Mod:setup(P),
+    fun() -> batch(Run, Warmup, Iterations, 0) end.
+
+batch(_Run, Warmup, Iterations, I) when I >= Warmup + Iterations ->
+    ok;
+batch(Run, Warmup, Iterations, I) ->
+    {Elapsed, Result} = Run(I),
+    emit([{type, <<"iteration">>}, {index, I}, {warmup, I < Warmup},
+          {elapsed_ns, Elapsed}, {result, Result}]),
+    batch(Run, Warmup, Iterations, I + 1).
+
+collect(Workload, Names, [], P) ->
+    case [N || N <- Names, not maps:is_key(N, P)] of
+        [] -> P;
+        [Missing | _] -> bad("missing parameter --~s for workload ~s", [Missing, Workload])
+    end;
+collect(Workload, Names, [Arg | Rest], P) ->
+    case string:split(Arg, "=") of
+        ["--" ++ Name, Value] when Name =/= "" ->
+            case {lists:member(Name, Names), maps:is_key(Name, P)} of
+                {false, _} -> bad("unknown parameter --~s for workload ~s", [Name, Workload]);
+                {true, true} -> bad("parameter --~s given twice", [Name]);
+                {true, false} -> collect(Workload, Names, Rest, P#{Name => Value})
+            end;
+        _ ->
+            bad("malformed argument ~p (want --name=value)", [Arg])
+    end.
+
+bad(Fmt, Args) ->
+    throw({bad_input, lists:flatten(io_lib:format(Fmt, Args))}).
+
+%% int parses a parameter as a plain decimal integer (digits only) >= Min.
+int(P, Name, Min) ->
+    S = maps:get(Name, P),
+    case S =/= "" andalso lists:all(fun(C) -> C >= $0 andalso C =< $9 end, S) of
+        false -> bad("--~s=~s: not a non-negative integer", [Name, S]);
+        true ->
+            case list_to_integer(S) of
+                V when V < Min -> bad("--~s=~s: must be at least ~b", [Name, S, Min]);
+                V when V > 16#7fffffffffffffff -> bad("--~s=~s: too large", [Name, S]);
+                V -> V
+            end
+    end.
+
+port(P) ->
+    case int(P, "port", 0) of
+        Port when Port > 65535 -> bad("--port=~b: not a TCP port", [Port]);
+        Port -> Port
+    end.
+
+now_ns() ->
+    erlang:monotonic_time(nanosecond).
+
+%% mark prints a mark line; spawn-idle uses it in the middle of an iteration.
+mark(Name, Index, ElapsedNs) ->
+    emit([{type, <<"mark">>}, {name, Name}, {index, Index}, {elapsed_ns, ElapsedNs}]).
+
+%% emit writes one JSON line with one io request to standard_io; the user I/O
+%% server hands it to the stdout port at once (no buffering in between).
+emit(Object) ->
+    ok = io:put_chars(standard_io, [json(Object), $\n]).
+
+%% json encodes the few shapes this program writes (OTP 25 has no json
+%% module): objects as [{Key, Value}] lists, integers, booleans, null, and
+%% binaries (ASCII text without characters that need escaping).
+json(L) when is_list(L) ->
+    [${, lists:join($,, [[$", atom_to_binary(K), $", $:, json(V)] || {K, V} <- L]), $}];
+json(I) when is_integer(I) -> integer_to_binary(I);
+json(true) -> <<"true">>;
+json(false) -> <<"false">>;
+json(null) -> <<"null">>;
+json(B) when is_binary(B) -> [$", B, $"].

@@ -1,0 +1,121 @@
+%% http-aggregate (seed 003): GET /user/{id} waits for a base call, then for the
+%% detail and extra calls concurrently, and answers the user as JSON.
+%%
+%% The connection's process makes the base call itself, then spawns one linked
+%% process per concurrent call (detail, extra); each sends its outcome back as a
+%% message and the connection process receives both. The link ties their life to
+%% the connection (a closed connection takes its calls along); a call catches its
+%% own errors, which become a 502.
+%%
+%% downstream=inproc: a call is `receive after Ms` in its process.
+%% downstream=http: a call is httpc:request/4 (inets, OTP's HTTP client) of
+%% GET http://127.0.0.1:<backend-port>/delay/<ms>, body read whole as a binary,
+%% status 200 required. httpc keeps persistent connections per profile; its
+%% defaults (max_sessions 2, max_keep_alive_length 5) would queue calls behind
+%% busy connections, so: max_sessions 4096 (persistent connections to the
+%% backend), max_keep_alive_length 0 (a call never waits behind another on a busy
+%% connection: it takes an idle one, or opens a new one), keep_alive_timeout
+%% 120 s (the default). Past 4096 busy connections httpc opens one-shot
+%% connections (Connection: close), so the connection count is not capped.
+-module(concbench_aggregate).
+-export([params/0, serve/1]).
+
+-define(MAX_SESSIONS, 4096).
+
+params() ->
+    ["port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"].
+
+serve(P) ->
+    Port = concbench:port(P),
+    [Base, Detail, Extra] = [concbench:int(P, N, 0) || N <- ["base-ms", "detail-ms", "extra-ms"]],
+    _ = concbench:int(P, "pool-size", 0),       % validated, then ignored: not pooled
+    BackendPort = concbench:int(P, "backend-port", 0),
+    {Calls, Info} =
+        case maps:get("downstream", P) of
+            "inproc" ->
+                {{{sleep, Base}, {sleep, Detail}, {sleep, Extra}},
+                 [{downstream, <<"inproc">>}]};
+            "http" when BackendPort >= 1, BackendPort =< 65535 ->
+                Url = fun(Ms) -> lists:flatten(io_lib:format("http://127.0.0.1:~b/delay/~b",
+                                                             [BackendPort, Ms])) end,
+                {{{http, Url(Base)}, {http, Url(Detail)}, {http, Url(Extra)}},
+                 [{downstream, <<"http">>},
+                  {client_pool, iolist_to_binary(
+                                  io_lib:format("inets httpc, max_sessions ~b, "
+                                                "max_keep_alive_length 0", [?MAX_SESSIONS]))}]};
+            "http" ->
+                concbench:bad("--backend-port=~b: downstream=http needs the backend's port",
+                              [BackendPort]);
+            Other ->
+                concbench:bad("--downstream=~s: want inproc or http", [Other])
+        end,
+    NotFound = concbench_http:not_found(),
+    Handler = fun(<<"/user/", Id/binary>>) ->
+                      case user_id(Id) of
+                          error -> NotFound;
+                          N -> handle(N, Calls)
+                      end;
+                 (_) -> NotFound
+              end,
+    Serve = concbench_http:serve(Port, Handler, Info),
+    fun() ->
+            element(1, element(1, Calls)) =:= http andalso start_client(),
+            Serve()
+    end.
+
+start_client() ->
+    {ok, _} = application:ensure_all_started(inets),
+    ok = httpc:set_options([{max_sessions, ?MAX_SESSIONS}, {max_keep_alive_length, 0},
+                            {keep_alive_timeout, 120000}]).
+
+%% user_id: digits only (a query string is ignored), >= 1, fits a signed 64-bit integer.
+user_id(Bin) ->
+    [Digits | _] = binary:split(Bin, <<"?">>),
+    try binary_to_integer(Digits) of
+        N when N >= 1, N =< 16#7fffffffffffffff, Digits =/= <<>> ->
+            case lists:all(fun(C) -> C >= $0 andalso C =< $9 end, binary_to_list(Digits)) of
+                true -> N;
+                false -> error
+            end;
+        _ -> error
+    catch
+        error:badarg -> error
+    end.
+
+handle(Id, {Base, Detail, Extra}) ->
+    Self = self(),
+    Outcome = case call(Base) of
+                  ok ->
+                      spawn_link(fun() -> Self ! {detail, call(Detail)} end),
+                      spawn_link(fun() -> Self ! {extra, call(Extra)} end),
+                      receive {detail, D} -> ok end,
+                      receive {extra, E} -> ok end,
+                      {D, E};
+                  Error ->
+                      Error
+              end,
+    case Outcome of
+        {ok, ok} ->
+            Body = user_json(Id),
+            {<<"HTTP/1.1 200 OK\r\n">>,
+             [<<"Content-Type: application/json\r\nContent-Length: ">>,
+              integer_to_binary(byte_size(Body)), <<"\r\n">>], Body};
+        _ ->
+            {<<"HTTP/1.1 502 Bad Gateway\r\n">>, <<"Content-Length: 0\r\n">>, <<>>}
+    end.
+
+call({sleep, Ms}) ->
+    receive after Ms -> ok end;
+call({http, Url}) ->
+    try httpc:request(get, {Url, []}, [{autoredirect, false}], [{body_format, binary}]) of
+        {ok, {{_, 200, _}, _Headers, _Body}} -> ok;
+        Other -> {error, Other}
+    catch
+        Class:Reason -> {error, {Class, Reason}}
+    end.
+
+user_json(Id) ->
+    I = integer_to_binary(Id),
+    <<"{\"id\":", I/binary, ",\"name\":\"User-", I/binary,
+      "\",\"age\":25,\"sex\":1,\"phone\":\"13800138000\",\"level\":\"",
+      "VIP会员"/utf8, "\"}">>.
