@@ -64,3 +64,10 @@ def real_bench(tmp_path_factory) -> Concbench:
     bench = Concbench(root, REPO / "contenders")
     bench.env["CONCBENCH_CACHE"] = str(REPO / ".concbench-cache")
     return bench
+
+
+# Property-based tests explore the same examples on every run, so CI is reproducible.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("concbench", derandomize=True, database=None)
+_hypothesis_settings.load_profile("concbench")

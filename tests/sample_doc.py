@@ -89,4 +89,4 @@ def sample_document(servers: bool = False) -> ResultsDocument:
         machine={"cpu_model": "Test CPU", "logical_cores": 2, "memory_bytes": 24 << 30,
                  "os": "Debian 12", "kernel": "6.1"},
         toolchains={"go": {"status": "built", "versions": {"go version": "go1.26"}}},
-        plan={"name": "sample", "reference": "go"}, cells=cells)
+        plan={"name": "sample", "reference": "go", "runs": 3, "warmup": 0, "iterations": 1}, cells=cells)

@@ -53,20 +53,38 @@ def test_linear_growth_with_a_large_fixed_cost_is_not_superlinear():
     assert f.superlinear.loglog_slope == pytest.approx(1.0, abs=0.1)
 
 
-def test_quadratic_growth_is_flagged_by_both_tests():
+def test_quadratic_growth_is_flagged():
     sizes = [s for s in SIZES for _ in range(3)]
     costs = _noisy([1e-3 + 1e-12 * s * s for s in sizes], rel=1e-3)
     f = fit(sizes, costs)
-    assert f.superlinear.flagged
+    assert f.superlinear.flagged and f.superlinear.assessed
     assert f.superlinear.loglog_slope == pytest.approx(2.0, abs=0.15)
-    assert f.superlinear.quadratic_p < 0.05
-    assert "log-log" in f.superlinear.reason and "N²" in f.superlinear.reason
+    assert f.superlinear.quadratic_p < 0.05 and f.superlinear.quadratic_share > 0.9
+    assert "N²" in f.superlinear.reason
 
 
-def test_quadratic_test_needs_three_sizes_and_four_points():
-    assert quadratic_p([1, 2, 3], [1, 4, 9]) is None
+def test_quadratic_test_needs_three_sizes():
+    assert quadratic_p([1, 2, 3], [1, 4, 9]) < 1e-6  # three sizes are enough
     assert quadratic_p([1, 1, 2, 2], [1, 1, 4, 4]) is None
     assert loglog_slope([1, 2], [1, 2]) is None
+
+
+def test_two_sizes_are_not_assessed_never_called_linear():
+    f = fit([1_000, 1_000, 10_000, 10_000], [1.0, 1.1, 10.0, 10.2])
+    assert not f.superlinear.assessed and not f.superlinear.flagged
+    assert "not assessed" in f.superlinear.reason
+    assert f.linear.slope_stderr is None  # two independent sizes: no error estimate
+
+
+def test_slope_error_counts_sizes_not_runs():
+    """Ten runs per size add no independent evidence when a cell's runs share its offset."""
+    sizes = [s for s in (1_000, 2_000, 3_000) for _ in range(10)]
+    offsets = {1_000: 1.02, 2_000: 0.98, 3_000: 1.02}
+    costs = [5.0 * s * offsets[s] for s in sizes]
+    f = fit_linear(sizes, costs)
+    assert f.sizes == 3 and f.n == 30
+    medians = fit_linear([1_000, 2_000, 3_000], [5_100.0, 9_800.0, 15_300.0])
+    assert f.slope_stderr == pytest.approx(medians.slope_stderr)
 
 
 def _cell(contender: str, tasks: int, rss: list[int], times: list[float],

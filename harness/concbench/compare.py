@@ -13,6 +13,8 @@ Method (ratio of geometric means, Welch):
   is the two-sided Mann–Whitney U test's instead (scipy's exact or asymptotic method); it needs
   more measurements (with 3 against 3 its smallest p is 0.1, never significant).
 A comparison with fewer than 2 measurements on a side is reported, never called significant.
+A side with a value ≤ 0 has no logarithm: then the ratio is that of the medians (infinite
+when only the base median is 0), without an interval, and the p-value is Mann–Whitney's.
 """
 
 from __future__ import annotations
@@ -86,9 +88,22 @@ def _welch(lb: list[float], ln: list[float]) -> tuple[float, float, float]:
     return d, se, nu
 
 
+def _without_logs(base: Sequence[float], new: Sequence[float]) -> RatioTest:
+    """Ratio of medians and Mann–Whitney's p, for samples with values ≤ 0 (see above)."""
+    mb, mn = statistics.median(base), statistics.median(new)
+    ratio = mn / mb if mb > 0 else (1.0 if mn == mb else math.inf)
+    p = None
+    if len(base) >= 2 and len(new) >= 2:
+        p = 1.0 if sorted(base) == sorted(new) else float(
+            scipy_stats.mannwhitneyu(new, base, alternative="two-sided").pvalue)
+    return RatioTest(mb, mn, ratio, None, p, p is not None and p < ALPHA, len(base), len(new))
+
+
 def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch") -> RatioTest:
-    lb = [math.log(v) for v in base if v > 0]
-    ln = [math.log(v) for v in new if v > 0]
+    if min(base) <= 0 or min(new) <= 0:
+        return _without_logs(base, new)
+    lb = [math.log(v) for v in base]
+    ln = [math.log(v) for v in new]
     ratio = math.exp(statistics.fmean(ln) - statistics.fmean(lb))
     medians = (statistics.median(base), statistics.median(new))
     if len(lb) < 2 or len(ln) < 2:
@@ -101,9 +116,9 @@ def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch")
         half = float(scipy_stats.t.ppf(0.975, nu)) * se
         ci = (math.exp(d - half), math.exp(d + half))
         p = float(2 * scipy_stats.t.sf(abs(d) / se, nu))
-    if test == "mann-whitney":
-        p = 1.0 if lb == ln else float(scipy_stats.mannwhitneyu(ln, lb, alternative="two-sided")
-                                       .pvalue)
+    if test == "mann-whitney":  # on the values: ranks need no logarithm, which could tie them
+        p = 1.0 if sorted(base) == sorted(new) else float(
+            scipy_stats.mannwhitneyu(new, base, alternative="two-sided").pvalue)
     return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
 
 

@@ -19,10 +19,11 @@ CHART_FORMATS = ("svg", "png")
 
 def _machine(doc: ResultsDocument) -> str:
     m = doc.machine
+    runs = doc.plan.get("runs")
     return (f"Machine: {m.get('cpu_model', '?')}, {m.get('logical_cores', '?')} cores, "
             f"{(m.get('memory_bytes') or 0) / 2**30:.0f} GiB, {m.get('os', '?')}, kernel "
             f"{m.get('kernel', '?')}. concbench {doc.concbench_revision}, plan "
-            f"{doc.plan.get('name', '?')}, {doc.plan.get('runs', '?')} runs per cell.")
+            f"{doc.plan.get('name', '?')}" + (f", {runs} runs per cell." if runs else "."))
 
 
 def _seed_section(table: SeedTable, chart_dir: str | None, fmt: str,

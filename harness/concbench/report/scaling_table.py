@@ -37,7 +37,8 @@ def row(f: ScanFit) -> tuple[str, ...]:
     ci = (f"{_fmt(lin.slope_ci95[0], f.unit)} … {_fmt(lin.slope_ci95[1], f.unit)}"
           if lin.slope_ci95 else "—")
     sup = f.fit.superlinear
-    growth = f"superlinear: {sup.reason}" if sup.flagged else "linear"
+    growth = f"superlinear: {sup.reason}" if sup.flagged else \
+        "linear" if sup.assessed else "not assessed (2 sizes)"
     return (f.contender, fixed, metric, _fmt(lin.slope, f.unit) + unit, se, ci,
             _fmt(lin.intercept, f.unit), f"{lin.r_squared:.3f}",
             ", ".join(f"{s:,}" for s in f.sizes), growth)

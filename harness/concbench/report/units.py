@@ -48,7 +48,10 @@ def rate(v: float | None, unit: str) -> str:
 
 
 def count(v: float | None) -> str:
-    return "—" if v is None else f"{v:,.0f}"
+    """Whole counts as integers; a median between two counts keeps its half (120.5)."""
+    if v is None:
+        return "—"
+    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}"
 
 
 def ratio(v: float | None) -> str:
