@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import time
+
+import pytest
 from pathlib import Path
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
@@ -139,27 +141,57 @@ def test_resume_keeps_finished_cells_and_runs_the_rest(fake_bench):
     assert resumed["cells"][0] == first  # not measured again
 
 
-def test_results_json_is_rewritten_after_every_cell(fake_bench):
-    """Kill the harness mid-plan: the cells finished before the kill are on disk."""
-    import signal
+def _start_and_wait_for_hang(fake_bench, pidfile):
+    """A plan whose first cell finishes and whose second hangs; returns once it hangs."""
     import subprocess
     import sys
 
+    fake_bench.env["FAKE_PIDFILE"] = str(pidfile)
     proc = subprocess.Popen([sys.executable, "-m", "concbench", "run", "sleep-tasks",
                              "--contender", "fake-good", "--contender", "fake-hang", *SMALL,
                              "--runs", "1", "--timeout", "60"], env=fake_bench.env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        docs = fake_bench.results() if (fake_bench.root / "results").exists() else []
-        if docs and docs[-1]["cells"]:
-            break
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
-    cells = fake_bench.last()["cells"]
+    while not (pidfile.exists() and len(pidfile.read_text().split()) == 2):
+        assert time.monotonic() < deadline, "the hang contender never started"
+        assert proc.poll() is None, "concbench ended before the hang contender started"
+        time.sleep(0.05)
+    return proc, [int(p) for p in pidfile.read_text().split()]
+
+
+def _gone(pids, within_s=5.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(_alive(p) for p in pids)
+
+
+def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
+    """Ctrl-C mid-plan: the finished cell is on disk, the running contender and its child
+    (which ignores SIGTERM) are gone."""
+    import signal
+
+    proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids")
+    cells = fake_bench.last()["cells"]  # written before the second cell started
     assert [c["contender"] for c in cells] == ["fake-good"] and cells[0]["status"] == "ok"
-    os.system("pkill -f 'contender.py hang' >/dev/null 2>&1")
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=30) == 130
+    assert _gone(pids), "a process of the interrupted contender survived Ctrl-C"
+    assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
+
+
+def test_nothing_outlives_a_harness_killed_with_sigkill(fake_bench, tmp_path):
+    """SIGKILL gives the harness no chance to clean up: the sampler, as the contender's
+    guardian (PR_SET_PDEATHSIG), kills its process group and tree."""
+    import shutil
+    import signal
+
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: the native sampler (the guardian) cannot be built")
+    proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert _gone(pids), "the contender outlived a harness killed with SIGKILL"
 
 
 def test_memory_hungry_run_is_stopped_as_mem_limit(fake_bench):

@@ -9,6 +9,10 @@
  * kills the root's process group with SIGKILL and writes "limit". It ends when the root is
  * gone (reaped) or on SIGTERM. Written in C because a Python thread costs ~3x more CPU per
  * wake-up than this on a VM, and the sampler must stay under 1% of a core at 10 ms.
+ *
+ * It is also the contender's guardian: if the harness dies (even by SIGKILL), the kernel
+ * sends the sampler SIGUSR1 (PR_SET_PDEATHSIG), and it kills the root's process group and
+ * every process of the tree it knows, so no contender outlives the harness.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,6 +20,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,7 +37,9 @@
 #define CPU_BUDGET_NS 5000L
 
 static volatile sig_atomic_t stop_requested = 0;
+static volatile sig_atomic_t orphaned = 0;
 static void on_term(int sig) { (void)sig; stop_requested = 1; }
+static void on_orphan(int sig) { (void)sig; orphaned = 1; stop_requested = 1; }
 
 typedef struct { int pid; int fd; int status_fd; long ticks; } proc_t;
 static proc_t procs[MAX_PROCS];
@@ -152,6 +159,10 @@ int main(int argc, char **argv) {
     setvbuf(out, NULL, _IOFBF, 1 << 16);
     signal(SIGTERM, on_term);
     signal(SIGINT, SIG_IGN); /* the harness decides when sampling ends */
+    pid_t harness = getppid();
+    signal(SIGUSR1, on_orphan);
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    if (getppid() != harness) orphaned = stop_requested = 1; /* it died before prctl */
     track(root);
     struct timespec start, next;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -195,6 +206,11 @@ int main(int argc, char **argv) {
         if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
             next = now; /* fell behind: skip ahead rather than burst */
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop_requested) {}
+    }
+    if (orphaned) { /* the harness is gone: nothing it started may stay */
+        refresh_tree();
+        kill(-root, SIGKILL);
+        for (int i = 0; i < nprocs; i++) kill(procs[i].pid, SIGKILL);
     }
     fclose(out);
     return 0;

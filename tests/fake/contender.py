@@ -102,7 +102,9 @@ def main():
     if mode == "crash":
         fail("fake contender: simulated failure", 3)
     if mode == "hang":
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        # the child ignores SIGTERM: only the harness's final SIGKILL sweep ends it
+        child = subprocess.Popen([sys.executable, "-c", "import signal, time; "
+                                  "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"])
         pidfile = os.environ.get("FAKE_PIDFILE")
         if pidfile:
             with open(pidfile, "w") as f:

@@ -180,13 +180,14 @@ class Supervised:
         return self.exited.wait(timeout_s)
 
     def stop(self, sig: int = signal.SIGTERM, grace_s: float = KILL_GRACE_S) -> bool:
-        """Signal the group, SIGKILL it after grace_s; True when it exited within the grace."""
+        """Signal the group, SIGKILL it after grace_s; True when the root exited within the
+        grace. Whatever is left of the group afterwards (children that ignore the signal)
+        is swept with SIGKILL."""
         killpg(self.pid, sig)
-        if self.exited.wait(grace_s):
-            return True
+        clean = self.exited.wait(grace_s)
         killpg(self.pid, signal.SIGKILL)
         self.exited.wait()
-        return False
+        return clean
 
     def time_out(self) -> None:
         """The run took too long: stop it and remember why."""

@@ -8,6 +8,7 @@ it drives; `loadgen=wrk|oha` picks it (runner.loadgen.GENERATORS).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -118,8 +119,17 @@ class Finished:
     wall_s: float
 
 
+def _dies_with_us(argv: list[str]) -> list[str]:
+    """argv under `setpriv --pdeathsig KILL` (util-linux): the kernel kills the generator if
+    the harness dies, even by SIGKILL (setpriv execs, so the process is still argv[0])."""
+    if shutil.which("setpriv") is None:
+        return argv
+    return ["setpriv", "--pdeathsig", "KILL", "--", *argv]
+
+
 def run_measured(argv: list[str], timeout_s: float, env: dict[str, str] | None = None) -> Finished:
     """Run a generator to completion in its own group; wait4 gives its own CPU time."""
+    argv = _dies_with_us(argv)
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
