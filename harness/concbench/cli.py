@@ -14,6 +14,7 @@ from concbench.errors import UserError, unknown
 from concbench.plan import Plan, Settings, cells_for, parse_assignments, parse_size, plan_from_dict
 from concbench.resultset import io
 from concbench import inventory, verify as verify_mod
+from concbench.runner import placement
 
 
 def _contenders() -> dict[str, manifest.Contender]:
@@ -27,9 +28,12 @@ def _exports(json_f: str | None, csv_f: str | None, md_f: str | None,
 
 
 def _settings(runs: int, warmup: int, iterations: int, timeout: float, mem_limit: str | None,
-              reference: str | None) -> dict[str, Any]:
+              reference: str | None, server_cpus: str | None,
+              client_cpus: str | None) -> dict[str, Any]:
+    placement.choose(server_cpus, client_cpus)  # bad CPU lists fail before anything runs
     return {"runs": runs, "warmup": warmup, "iterations": iterations, "timeout_s": timeout,
-            "rss_limit": parse_size(mem_limit) if mem_limit else None, "reference": reference}
+            "rss_limit": parse_size(mem_limit) if mem_limit else None, "reference": reference,
+            "server_cpus": server_cpus, "client_cpus": client_cpus}
 
 
 def _check_reference(plan: Plan) -> None:
@@ -59,6 +63,10 @@ _run_options = [
     click.option("--baseline", metavar="NAME", help="after the run, compare it with this saved "
                  "baseline (ratio, 95% CI, significance), as criterion does"),
     click.option("--save-baseline", metavar="NAME", help="after the run, save it as baseline NAME"),
+    click.option("--server-cpus", metavar="CPUS", help="server workloads: CPUs of the server, "
+                 "e.g. 0 or 0-1 (default: the lower half of the usable CPUs)"),
+    click.option("--client-cpus", metavar="CPUS", help="server workloads: CPUs of the load "
+                 "generator and the latency backend (default: the other CPUs)"),
 ]
 
 
@@ -127,7 +135,8 @@ def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: t
     else:
         settings = Settings(**_settings(opts["runs"] or 3, opts["warmup"] or 0,
                                         opts["iterations"] or 1, opts["timeout"] or 600.0,
-                                        opts["mem_limit"], opts["reference"]))
+                                        opts["mem_limit"], opts["reference"],
+                                        opts["server_cpus"], opts["client_cpus"]))
         chosen = manifest.select(all_c, list(names), spec.name)
         cells = cells_for(spec, chosen, parse_assignments(params, "--param"),
                           parse_assignments(scans, "--scan"))
@@ -149,10 +158,12 @@ def suite(name: str | None, **opts: Any) -> None:
     if opts["resume"]:
         plan = _resumed_plan(opts["resume"], all_c)
     else:
+        placement.choose(opts["server_cpus"], opts["client_cpus"])
         overrides = {"runs": opts["runs"], "warmup": opts["warmup"],
                      "iterations": opts["iterations"], "timeout_s": opts["timeout"],
                      "reference": opts["reference"],
-                     "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None}
+                     "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
+                     "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"]}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 
