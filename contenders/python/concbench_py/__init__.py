@@ -1,0 +1,1 @@
+"""The Python (asyncio / uvloop) contender of concbench; see main.py and contenders.toml."""
