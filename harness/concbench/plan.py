@@ -20,6 +20,8 @@ class CellPlan:
     spec: WorkloadSpec
     contender: Contender
     params: dict[str, Any]
+    runs: int | None = None
+    """This cell's own number of runs (a suite entry's `runs`); None: the plan's."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -55,8 +57,16 @@ class Plan:
             "timeout_s": s.timeout_s, "mem_limit_bytes": s.rss_limit, "reference": s.reference,
             "server_cpus": s.server_cpus, "client_cpus": s.client_cpus,
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
-                       "params": c.params} for c in self.cells],
+                       "params": c.params, **({"runs": c.runs} if c.runs else {})}
+                      for c in self.cells],
         }
+
+    def runs_of(self, cell: CellPlan) -> int:
+        return cell.runs or self.settings.runs
+
+    @property
+    def total_runs(self) -> int:
+        return sum(self.runs_of(c) for c in self.cells)
 
 
 def parse_assignments(pairs: tuple[str, ...] | list[str], option: str) -> dict[str, str]:
@@ -117,5 +127,5 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
             raise UserError(f"the stored plan names contender {c['contender']}, "
                             "which no manifest declares any more")
         cells.append(CellPlan(workloads.get(c["workload"]), contenders[c["contender"]],
-                              dict(c["params"])))
+                              dict(c["params"]), c.get("runs")))
     return Plan(d["name"], tuple(cells), settings)

@@ -67,7 +67,7 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
         recorder = Recorder(paths.results_dir() / doc.run_id, doc, store)
     recorder.set_toolchains(build_all(plan, builder))
     try:
-        with ui.ProgressView(len(plan.cells) * plan.settings.runs) as view:
+        with ui.ProgressView(plan.total_runs) as view:
             run_plan(plan, builder, recorder, view, say=view.say)
     except KeyboardInterrupt:
         ui.err.print(f"[yellow]interrupted[/]: every finished cell is in {recorder.results_path}; "

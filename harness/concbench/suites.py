@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,10 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
     scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
              for k, v in entry.get("scan", {}).items()}
-    return cells_for(spec, chosen, params, scans)
+    runs = entry.get("runs")
+    if runs is not None and (not isinstance(runs, int) or isinstance(runs, bool) or runs < 1):
+        raise UserError(f"{where}: runs must be a positive integer, not {runs!r}")
+    return [replace(c, runs=runs) for c in cells_for(spec, chosen, params, scans)]
 
 
 def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
@@ -53,4 +57,6 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
             "reference": doc.get("reference"),
             "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
     base.update({k: v for k, v in overrides.items() if v is not None})
+    if overrides.get("runs") is not None:  # --runs on the command line wins over every cell's
+        cells = [replace(c, runs=None) for c in cells]
     return Plan(name, tuple(cells), Settings(**base))

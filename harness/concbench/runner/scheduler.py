@@ -41,7 +41,7 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         "style": cell.contender.style, "notes": cell.contender.notes,
         "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
         cell.contender.toolchain.name, "warmup": s.warmup, "iterations": s.iterations,
-        "runs_planned": s.runs, "throughput_unit": cell.spec.throughput_unit, "command": argv}
+        "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
     if cell.spec.server is not None and servers is not None:
         found["placement"] = servers.placement.to_dict()
         found["bounds_declared"] = cell.contender.bounds
@@ -72,8 +72,9 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
         recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
                                                 "versions": servers.versions}})
     for index, cell in enumerate(plan.cells):
+        runs_planned = plan.runs_of(cell)
         if cell.key in done:
-            observer.cell_skipped(cell, s.runs)
+            observer.cell_skipped(cell, runs_planned)
             continue
         outcome = builder.ensure(cell.contender.toolchain)
         recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
@@ -84,17 +85,17 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
             result = unavailable(cell.spec, cell.contender.name, cell.params, pooled,
                                  missing or outcome.reason or "unavailable",
                                  _metadata(plan, cell, None, servers))
-            observer.cell_skipped(cell, s.runs)
+            observer.cell_skipped(cell, runs_planned)
         else:
             argv, measure_one = _runner(plan, cell, outcome, servers)
             runs = []
-            for run_index in range(s.runs):
-                observer.run_started(cell, run_index, s.runs)
+            for run_index in range(runs_planned):
+                observer.run_started(cell, run_index, runs_planned)
                 run = measure_one(recorder.samples_path(index, run_index))
                 runs.append(run)
                 observer.run_finished(cell, run)
                 if run.status in STOP_AFTER:  # would only cost the same again, run after run
-                    observer.cell_skipped(cell, s.runs - run_index - 1)
+                    observer.cell_skipped(cell, runs_planned - run_index - 1)
                     break
             result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
                                _metadata(plan, cell, argv, servers),
