@@ -43,6 +43,14 @@ def generator_bound(generator_pct: float, server_pct: float) -> str:
             "(--client-cpus, --param threads=N) or run it on another host")
 
 
+def generator_and_server_saturated(generator_pct: float, server_pct: float) -> str:
+    return (f"generator-bound: the load generator used {generator_pct:.0f}% of its CPUs and "
+            f"the server {server_pct:.0f}% of its own: both sides are saturated, so requests/s "
+            "measures the pair and may be a floor of the server's capacity; cells flagged so "
+            "are not ranked against each other; give the generator more CPUs "
+            "(--client-cpus, --param threads=N) or run it on another host")
+
+
 def errors_under_load(runs_with_errors: int, runs: int, errors: dict[str, int]) -> str:
     kinds = ", ".join(f"{k} {v}" for k, v in errors.items() if v)
     return (f"errors under load in {runs_with_errors} of {runs} runs (first: {kinds}): "

@@ -86,9 +86,9 @@ def server_warnings(runs: list[RunResult], stats: dict[str, Summary],
     if p99 is not None and p99 > duration_s * 1000 / 2:
         found.append(warnings.latency_near_window(p99, duration_s))
     gen, srv = _median(stats, "generator_cpu_percent"), _median(stats, "server_cpu_percent")
-    if gen is not None and srv is not None and gen >= GENERATOR_SATURATED \
-            and srv < SERVER_SATURATED:
-        found.append(warnings.generator_bound(gen, srv))
+    if gen is not None and srv is not None and gen >= GENERATOR_SATURATED:
+        found.append(warnings.generator_bound(gen, srv) if srv < SERVER_SATURATED
+                     else warnings.generator_and_server_saturated(gen, srv))
     errors = [r.load for r in runs if r.status == "ok" and r.load and r.load.get("errors_total")]
     if errors:
         found.append(warnings.errors_under_load(len(errors), len(runs), errors[0]["errors"]))
