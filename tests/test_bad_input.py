@@ -32,3 +32,15 @@ def test_bad_input_exits_2_with_a_message(fake_bench, args, message, names):
     text = " ".join((res.stdout + res.stderr).split())
     assert message in text and names in text
     assert "Traceback" not in res.stderr
+
+
+def test_the_launcher_passes_messages_through(fake_bench):
+    """./concbench (the bash launcher) must not swallow the CLI's stderr."""
+    import subprocess
+    from pathlib import Path
+
+    launcher = Path(__file__).resolve().parent.parent / "concbench"
+    res = subprocess.run([str(launcher), "run", "nosuch"], env=fake_bench.env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2
+    assert "unknown workload 'nosuch'" in res.stderr

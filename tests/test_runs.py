@@ -141,7 +141,7 @@ def test_resume_keeps_finished_cells_and_runs_the_rest(fake_bench):
     assert resumed["cells"][0] == first  # not measured again
 
 
-def _start_and_wait_for_hang(fake_bench, pidfile):
+def _start_and_wait_for_hang(fake_bench, pidfile, stderr=None):
     """A plan whose first cell finishes and whose second hangs; returns once it hangs."""
     import subprocess
     import sys
@@ -150,7 +150,7 @@ def _start_and_wait_for_hang(fake_bench, pidfile):
     proc = subprocess.Popen([sys.executable, "-m", "concbench", "run", "sleep-tasks",
                              "--contender", "fake-good", "--contender", "fake-hang", *SMALL,
                              "--runs", "1", "--timeout", "60"], env=fake_bench.env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not (pidfile.exists() and len(pidfile.read_text().split()) == 2):
         assert time.monotonic() < deadline, "the hang contender never started"
@@ -177,6 +177,20 @@ def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=30) == 130
     assert _gone(pids), "a process of the interrupted contender survived Ctrl-C"
+    assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
+
+
+def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
+    """kill (SIGTERM) takes Ctrl-C's path: finished cells kept, a --resume hint, nothing left."""
+    import signal
+
+    err = tmp_path / "stderr"
+    with err.open("wb") as sink:
+        proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids", stderr=sink)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 130
+    assert _gone(pids), "a process of the contender survived SIGTERM to the harness"
+    assert "continue with --resume" in err.read_text()
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -241,7 +242,18 @@ def history(workload: str | None, contender: str | None, status: str | None,
                      HistoryFilter(workload, contender, status, since, limit))
 
 
+def _interrupt_on(*signums: int) -> None:
+    """SIGTERM and SIGHUP take the same path as Ctrl-C (finished cells kept, a --resume hint,
+    the contender stopped); SIGINT is reset too, since a shell starting concbench in the
+    background hands it SIGINT ignored."""
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    for signum in signums:
+        signal.signal(signum, interrupt)
+
+
 def main() -> None:
+    _interrupt_on(signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:
