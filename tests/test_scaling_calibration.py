@@ -7,7 +7,7 @@ sharing an offset of 2% (relative standard deviation) and varying 0.5% among the
   fifth of it (spawn-idle memory: the runtime's baseline is small next to a million tasks):
   found at least 80% of the time. The power falls as the fixed part grows, because the small
   sizes' increments drown in its noise: about 40% with half the cost fixed, about 20% with
-  nine tenths (a time scan dominated by a fixed wait); docs/statistics.md says so.
+  nine tenths (a time scan dominated by a fixed wait); docs/measurement.md says so.
 """
 
 from __future__ import annotations
