@@ -22,6 +22,12 @@ CASES = [
     (["suite", "nosuch"], "unknown suite 'nosuch'", "quick"),
     (["run", "fanout", "--resume", "no-such-run"], "no results file", "results.json"),
     (["nosuchcommand"], "No such command", "nosuchcommand"),
+    (["run", "fanout", "--export-json", "/proc/nope/x.json"], "cannot write /proc/nope/x.json",
+     "/proc/nope"),
+    (["run", "fanout", "--export-csv", "/tmp"], "is a directory", "/tmp"),
+    (["run", "fanout", "--param", "requests=10", "--param", "requests=20"], "given twice",
+     "requests"),
+    (["run", "fanout", "--resume", "../../etc"], "is not a run id", "results"),
 ]
 
 
@@ -44,3 +50,24 @@ def test_the_launcher_passes_messages_through(fake_bench):
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
     assert "unknown workload 'nosuch'" in res.stderr
+
+
+def test_an_unwritable_export_fails_before_anything_runs(fake_bench):
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--runs", "1",
+                     "--export-markdown", "/proc/nope/r.md")
+    assert res.code == 2 and "cannot write /proc/nope/r.md" in res.stderr
+    assert fake_bench.results() == [], "a run was measured before the export path was checked"
+
+
+@pytest.mark.parametrize("text,message", [
+    ('runz = 3\n[[cells]]\nworkload = "fanout"\n', "unknown key 'runz'"),
+    ('[[cells]]\nworkload = "fanout"\nparms = { requests = 10 }\n', "cells[0]: unknown key 'parms'"),
+    ('[[cells]\nworkload = "fanout"\n', "line 1"),
+])
+def test_a_suite_file_with_a_typo_names_it(tmp_path, text, message):
+    from concbench import suites
+    from concbench.errors import UserError
+
+    (tmp_path / "typo.toml").write_text(text)
+    with pytest.raises(UserError, match=message.replace("[", r"\[")):
+        suites.load("typo", tmp_path, {}, {})

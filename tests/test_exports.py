@@ -91,3 +91,25 @@ def test_no_bench_of_chan_csv_without_channel_cells(fake_bench):
     fake_bench("run", "fanout", "--contender", "fake-good", "--param", "requests=5", "--runs", "1")
     folder = next((fake_bench.root / "results").glob("*/"))
     assert not (folder / "bench-of-chan.csv").exists()
+
+
+def test_a_failed_write_keeps_the_previous_file_whole(tmp_path, monkeypatch):
+    """The atomic writer: a write that fails midway leaves the old file and no temporary."""
+    import os
+
+    import pytest
+
+    from concbench import outputs
+    from concbench.errors import UserError
+
+    target = tmp_path / "results.json"
+    outputs.write(target, b'{"old": true}')
+
+    def fail(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(UserError, match="cannot write .*No space left on device"):
+        outputs.write(target, b'{"new": true}')
+    assert target.read_bytes() == b'{"old": true}'
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]

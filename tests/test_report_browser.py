@@ -60,3 +60,15 @@ def test_report_renders_in_chromium(fake_bench, tmp_path):
     _browse(chromium, report.as_uri(), f"--screenshot={shot}", "--window-size=1280,3000",
             "--hide-scrollbars")
     assert shot.is_file() and shot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_markup_in_notes_and_reasons_is_shown_not_run(fake_bench, tmp_path):
+    chromium = _chromium()
+    report = tmp_path / "report.html"
+    res = fake_bench("run", "fanout", "--contender", "fake-good", "--contender", "fake-xss",
+                     "--runs", "1", "--param", "requests=10", "--param", "user-ms=1",
+                     "--export-html", str(report))
+    assert res.code == 0, res.stderr
+    dom = _browse(chromium, report.as_uri(), "--dump-dom", "--virtual-time-budget=2000")
+    assert "data-pwned-reason=\"1\"" not in dom and "data-pwned-notes=\"1\"" not in dom
+    assert "&lt;img src=x onerror=" in dom  # shown as text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -227,3 +228,70 @@ def test_run_saves_and_compares_with_a_baseline(fake_bench):
     second = fake_bench(*args, "--baseline", "main")
     assert second.code == 0, second.stderr
     assert "baseline main" in second.stdout and "fake-good" in second.stdout
+
+
+def test_two_runs_at_once_share_the_store_and_never_a_folder(fake_bench):
+    """Started together (likely the same second, so the same run id): two folders, both runs
+    complete, each recorded once in the shared SQLite store."""
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "concbench", "run", "sleep-tasks", "--contender", "fake-good",
+            *SMALL, "--runs", "2"]
+    procs = [subprocess.Popen(args, env=fake_bench.env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    docs = fake_bench.results()
+    assert len(docs) == 2 and docs[0]["run_id"] != docs[1]["run_id"]
+    assert all(len(d["cells"]) == 1 and len(d["cells"][0]["runs"]) == 2 for d in docs)
+    from concbench.resultset.store import HistoryFilter, Store
+
+    store = Store(fake_bench.env["CONCBENCH_STORE"])
+    try:
+        assert [store.count_runs(d["run_id"]) for d in docs] == [2, 2]
+        assert sorted(row[0] for row in store.history(HistoryFilter())) == \
+            sorted(d["run_id"] for d in docs)
+    finally:
+        store.close()
+
+
+def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_bench):
+    """30 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment, then resumed;
+    every planned cell ends up in results.json and the store exactly once."""
+    import random
+    import signal
+    import subprocess
+    import sys
+
+    from concbench.resultset.store import Store
+
+    rng = random.Random(20261122)
+    plan = ["run", "sleep-tasks", "--contender", "fake-good", "--scan", "tasks=100,200,300",
+            "--param", "sleep-ms=1", "--param", "pool-size=10", "--runs", "2"]
+    for attempt in range(30):
+        before = {p.name for p in (fake_bench.root / "results").glob("*") if p.is_dir()}
+        proc = subprocess.Popen([sys.executable, "-m", "concbench", *plan], env=fake_bench.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 3.0))
+        proc.send_signal(rng.choice([signal.SIGINT, signal.SIGKILL]))
+        proc.wait(timeout=30)
+        new = [d for d in (fake_bench.root / "results").glob("*/results.json")
+               if d.parent.name not in before]
+        if not new:  # killed before the run had a results file: nothing to resume
+            continue
+        (results,) = new
+        kept = {c["params"]["tasks"]: c for c in json.loads(results.read_text())["cells"]}
+        done = fake_bench("run", "sleep-tasks", "--resume", results.parent.name)
+        assert done.code == 0, (attempt, done.stderr[-1500:])
+        doc = json.loads(results.read_text())
+        assert sorted(c["params"]["tasks"] for c in doc["cells"]) == [100, 200, 300], attempt
+        assert all(len(c["runs"]) == 2 for c in doc["cells"]), attempt
+        for cell in doc["cells"]:  # a cell finished before the kill is not measured again
+            assert kept.get(cell["params"]["tasks"], cell) == cell, attempt
+        store = Store(fake_bench.env["CONCBENCH_STORE"])
+        try:
+            assert store.count_runs(doc["run_id"]) == 6, attempt
+        finally:
+            store.close()

@@ -64,6 +64,33 @@ def test_a_wrong_body_is_invalid_before_any_load(fake_bench):
     assert _leftovers(fake_bench.root) == []
 
 
+def test_a_server_listening_on_every_interface_is_invalid_before_any_load(fake_bench):
+    fake_bench("run", "http-hello", "--contender", "fake-server-wildcard", *LOAD)
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "invalid" and "listens on 0.0.0.0" in cell["reason"]
+    assert cell["runs"][0]["load"] is None
+    assert _leftovers(fake_bench.root) == []
+
+
+def test_listen_addresses_are_read_from_proc_net(tmp_path):
+    from concbench.runner.listen_check import bind_problem, listening
+
+    header = "  sl  local_address rem_address   st tx_queue rx_queue\n"
+    (tmp_path / "tcp").write_text(header +
+        "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000\n"      # 127.0.0.1:8080 LISTEN
+        "   1: 00000000:1F91 00000000:0000 0A 00000000:00000000\n"      # 0.0.0.0:8081 LISTEN
+        "   2: 0100007F:1F92 0100007F:D431 01 00000000:00000000\n")     # established, not LISTEN
+    (tmp_path / "tcp6").write_text(header +
+        "   0: 0000000000000000FFFF00000100007F:1F93 00000000000000000000000000000000:0000 0A x\n"
+        "   1: 00000000000000000000000000000000:1F94 00000000000000000000000000000000:0000 0A x\n")
+    assert listening(8080, tmp_path) == ["127.0.0.1"]
+    assert listening(8081, tmp_path) == ["0.0.0.0"]
+    assert listening(8082, tmp_path) == []
+    assert listening(8083, tmp_path) == ["::ffff:127.0.0.1"]
+    assert listening(8084, tmp_path) == ["::"]
+    assert bind_problem(1) is None  # nothing listens on port 1 here
+
+
 def test_a_server_that_never_gets_ready_is_stopped(fake_bench):
     fake_bench("run", "http-hello", "--contender", "fake-server-noready", *LOAD,
                "--timeout", "3")

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from concbench import manifest, paths, session, suites, ui, workloads
+from concbench import manifest, outputs, paths, session, suites, ui, workloads
 from concbench.errors import UserError, unknown
 from concbench.plan import Plan, Settings, cells_for, parse_assignments, parse_size, plan_from_dict
 from concbench.resultset import io
@@ -25,7 +25,10 @@ def _contenders() -> dict[str, manifest.Contender]:
 def _exports(json_f: str | None, csv_f: str | None, md_f: str | None,
              html_f: str | None = None) -> dict[str, Path]:
     given = {"json": json_f, "csv": csv_f, "markdown": md_f, "html": html_f}
-    return {k: Path(v) for k, v in given.items() if v}
+    targets = {k: Path(v) for k, v in given.items() if v}
+    for target in targets.values():
+        outputs.check_writable(target)  # before the run, not after an hour of it
+    return targets
 
 
 def _settings(runs: int, warmup: int, iterations: int, timeout: float, mem_limit: str | None,
@@ -170,7 +173,7 @@ def suite(name: str | None, **opts: Any) -> None:
 
 
 def _resumed_plan(run_id: str, all_c: dict[str, manifest.Contender]) -> Plan:
-    return plan_from_dict(io.read(paths.results_dir() / run_id / "results.json").plan, all_c)
+    return plan_from_dict(io.read(paths.run_folder(run_id) / "results.json").plan, all_c)
 
 
 def _execute(plan: Plan, opts: dict[str, Any]) -> None:
@@ -198,10 +201,12 @@ def report(results: tuple[str, ...], html_f: str | None, markdown_f: str | None,
            chart_fmt: str) -> None:
     """Tables of RESULTS… (results.json files, run folders or run ids), or reports of them."""
     from concbench.report import html, markdown_report, sources
+    for target in (html_f, markdown_f):
+        if target:
+            outputs.check_writable(Path(target))
     docs = sources.load_all(results)
     if html_f:
-        Path(html_f).parent.mkdir(parents=True, exist_ok=True)
-        Path(html_f).write_text(html.render(docs))
+        outputs.write(Path(html_f), html.render(docs))
         ui.err.print(f"report: {html_f}")
     if markdown_f:
         written = markdown_report.write([d for d, _ in docs], Path(markdown_f), chart_fmt)

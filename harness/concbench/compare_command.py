@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from concbench import baselines, compare, ui
+from concbench import baselines, compare, outputs, ui
 from concbench.errors import UserError
 from concbench.report import compare_table, sources
 from concbench.resultset.model import ResultsDocument
@@ -38,8 +38,7 @@ def show(base_doc: ResultsDocument, base_name: str, new: ResultsDocument, new_na
     compare_table.print_terminal(ui.out, found, base_name, new_name, notes)
     if markdown_path:
         text = compare_table.markdown(found, base_name, new_name, notes, test)
-        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
-        Path(markdown_path).write_text(text)
+        outputs.write(Path(markdown_path), text)
         ui.err.print(f"comparison: {markdown_path}")
 
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+from concbench.errors import UserError
+
+RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+"""A run id names one folder under results/: no separators, no leading dot (so no '..')."""
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,3 +33,11 @@ def suites_dir() -> Path:
 def store_location() -> str:
     """SQLite file by default; CONCBENCH_STORE may name another file."""
     return os.environ.get("CONCBENCH_STORE", str(results_dir() / "concbench.sqlite"))
+
+
+def run_folder(run_id: str) -> Path:
+    """The folder of a run id given by the user, which cannot point outside results/."""
+    if not RUN_ID.fullmatch(run_id):
+        raise UserError(f"{run_id!r} is not a run id: run ids are folder names under "
+                        f"{results_dir()} (letters, digits, '-', '_', '.')")
+    return results_dir() / run_id

@@ -76,6 +76,9 @@ def parse_assignments(pairs: tuple[str, ...] | list[str], option: str) -> dict[s
         key, sep, value = pair.partition("=")
         if not sep or not key or not value:
             raise UserError(f"{option} expects KEY=VALUE, got {pair!r}")
+        if key.strip() in found:
+            raise UserError(f"{option} {key.strip()} is given twice "
+                            f"({found[key.strip()]!r} and {value.strip()!r}); give it once")
         found[key.strip()] = value.strip()
     return found
 

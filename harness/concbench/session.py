@@ -6,20 +6,20 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from concbench import machine, paths, ui
+from concbench import machine, outputs, paths, ui
 from concbench.build import Builder
 from concbench.errors import UserError
 from concbench.export import FORMATS
 from concbench.plan import Plan
 from concbench.resultset.model import ResultsDocument
-from concbench.resultset.recorder import Recorder, new_run_id
+from concbench.resultset.recorder import Recorder, claim_run_folder
 from concbench.resultset.store import Store
 from concbench.runner.scheduler import run_plan, toolchain_record
 
 
-def _new_document(plan: Plan) -> ResultsDocument:
+def _new_document(plan: Plan, run_id: str) -> ResultsDocument:
     return ResultsDocument(
-        run_id=new_run_id(plan.name), concbench_revision=machine.revision(),
+        run_id=run_id, concbench_revision=machine.revision(),
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         machine=machine.describe(), toolchains={}, plan=plan.to_dict(), cells=())
 
@@ -46,8 +46,7 @@ def write_exports(doc: ResultsDocument, folder: Path, extra: dict[str, Path]) ->
             continue
         targets = [folder / filename] + ([extra[fmt]] if fmt in extra else [])
         for target in targets:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            outputs.write(target, data)
             written.append(target)
     return written
 
@@ -57,14 +56,14 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
     builder = Builder(paths.cache_dir(), say=lambda m: ui.err.print(f"[cyan]{m}[/]"))
     store = Store(paths.store_location())
     if resume:
-        folder = paths.results_dir() / resume
+        folder = paths.run_folder(resume)
         if not (folder / "results.json").exists():
             raise UserError(f"no results to resume at {folder}; run ids are folder names "
                             f"under {paths.results_dir()}")
         recorder = Recorder.resume(folder, store)
     else:
-        doc = _new_document(plan)
-        recorder = Recorder(paths.results_dir() / doc.run_id, doc, store)
+        run_id, folder = claim_run_folder(paths.results_dir(), plan.name)
+        recorder = Recorder(folder, _new_document(plan, run_id), store)
     recorder.set_toolchains(build_all(plan, builder))
     try:
         with ui.ProgressView(plan.total_runs) as view:
@@ -78,6 +77,10 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
     doc = recorder.doc
     if show_tables:
         ui.print_tables(doc)
-    written = write_exports(doc, recorder.folder, exports)
+    try:
+        written = write_exports(doc, recorder.folder, exports)
+    except UserError as err:
+        raise UserError(f"{err} (every measured cell is safe in {recorder.results_path})") \
+            from None
     ui.err.print(f"results: {recorder.results_path}  (also {', '.join(p.name for p in written[1:])})")
     return doc

@@ -23,8 +23,22 @@ def describe(path: Path) -> str:
         return "(unreadable)"
 
 
+SUITE_KEYS = ("description", "runs", "warmup", "iterations", "timeout", "mem_limit", "reference",
+              "cells")
+CELL_KEYS = ("workload", "params", "scan", "contenders", "runs")
+
+
+def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    """A misspelt key would otherwise be ignored in silence (and the suite run without it)."""
+    for key in table:
+        if key not in allowed:
+            raise UserError(f"{where}: unknown key {key!r}; the keys here are "
+                            f"{', '.join(allowed)}")
+
+
 def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender],
                  where: str) -> list[CellPlan]:
+    _check_keys(entry, CELL_KEYS, where)
     if "workload" not in entry:
         raise UserError(f"{where}: every [[cells]] entry needs a workload")
     spec = workloads.get(entry["workload"])
@@ -49,6 +63,7 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as err:
         raise UserError(f"suite file {path} is not valid TOML: {err}") from None
+    _check_keys(doc, SUITE_KEYS, str(path))
     cells: list[CellPlan] = []
     for i, entry in enumerate(doc.get("cells", [])):
         cells += _entry_cells(entry, contenders, f"{path} cells[{i}]")

@@ -72,3 +72,8 @@ def latency_near_window(p99_ms: float, duration_s: float) -> str:
     return (f"p99 latency ({p99_ms / 1000:.1f} s) is over half the {duration_s:g} s load window: "
             "the window started from an idle server and requests slower than it never "
             "complete, so these percentiles are a floor; lengthen duration-s to measure them")
+
+
+def escaped_processes(pids: tuple[int, ...]) -> str:
+    return (f"{len(pids)} process(es) of the contender outlived it outside its process group "
+            f"(setsid) and were killed by the harness: pids {', '.join(map(str, pids[:10]))}")

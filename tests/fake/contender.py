@@ -7,10 +7,17 @@ way a naive check would let pass: skipwait (skips the workload's waits), dupid (
 {1,4} built instead of {2,3}: same sum), sharedstr (channel str: one shared string),
 floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
 all iterations), zerotime (elapsed_ns 0).
+
+Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
+crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
+100 MB), binary (1 MB of random bytes), silent (exit 0, nothing printed), closeout (closes
+stdout, then hangs), ignoreterm (ignores SIGTERM, hangs), daemon (a good run that leaves a
+child and a setsid grandchild behind, both ignoring SIGTERM).
 """
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -91,6 +98,50 @@ def cheat(mode, workload, p, res):
     return res
 
 
+def record_pids(mode, *pids):
+    folder = os.environ.get("FAKE_PIDDIR")
+    if folder:
+        with open(os.path.join(folder, mode), "a") as f:
+            f.write(" ".join(str(p) for p in (os.getpid(), *pids)) + "\n")
+
+
+STUBBORN = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "time.sleep(600)")
+
+
+def leave_behind(mode):
+    """A child in our group, and a grandchild that setsid()s out of it; both ignore SIGTERM."""
+    child = subprocess.Popen([sys.executable, "-c", STUBBORN])
+    grand = subprocess.Popen([sys.executable, "-c", STUBBORN], start_new_session=True)
+    record_pids(mode, child.pid, grand.pid)
+
+
+def fault(mode):
+    """The faults that happen before any iteration."""
+    if mode in ("closeout", "ignoreterm", "silent", "malformed", "hugeline", "binary"):
+        record_pids(mode)
+    if mode == "silent":
+        sys.exit(0)
+    if mode == "closeout":
+        sys.stdout.flush()
+        os.close(1)
+        time.sleep(600)
+    if mode == "ignoreterm":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(600)
+    if mode == "malformed":
+        sys.stdout.write('{"type": "iteration", "index": 0, "warmup\n')
+    if mode == "hugeline":
+        chunk = "x" * (1 << 20)
+        for _ in range(100):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+    if mode == "binary":
+        sys.stdout.flush()
+        os.write(1, os.urandom(1 << 20))
+        os.write(1, b"\n")
+
+
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -101,6 +152,8 @@ def main():
     workload, p = parse(sys.argv[2:])
     if mode == "crash":
         fail("fake contender: simulated failure", 3)
+    if mode == "xss":  # markup in a reason: the HTML report must show it, not run it
+        fail("<img src=x onerror=\"document.body.setAttribute('data-pwned-reason','1')\">", 3)
     if mode == "hang":
         # the child ignores SIGTERM: only the harness's final SIGKILL sweep ends it
         child = subprocess.Popen([sys.executable, "-c", "import signal, time; "
@@ -112,6 +165,7 @@ def main():
         time.sleep(600)
     if mode == "noisy":
         print("hello from stdout")
+    fault(mode)
     ballast = bytearray(20 * 1024 * 1024)  # touched: 20 MiB of real RSS
     for i in range(0, len(ballast), 4096):
         ballast[i] = 1
@@ -133,6 +187,10 @@ def main():
         emit({"type": "iteration", "index": index, "warmup": not warmup if mode == "flags"
               else warmup, "result": res,
               "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
+        if mode == "crashmid":
+            fail("fake contender: crashed after its first iteration", 3)
+    if mode == "daemon":
+        leave_behind(mode)
 
 
 main()

@@ -2,7 +2,8 @@
 
 The first argument picks a behaviour: good, wrongbody (199-byte hello), noready (serves but
 never prints the ready line), crashload (exits after 200 requests), fast (aggregate without
-its waits), ignoreterm (survives SIGTERM), slowstart (ready after 30 s).
+its waits), ignoreterm (survives SIGTERM), slowstart (ready after 30 s), wildcard (listens on
+0.0.0.0, against the contract).
 """
 
 import json
@@ -93,7 +94,7 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    server = Server(("127.0.0.1", int(P["port"])), Handler)
+    server = Server(("0.0.0.0" if MODE == "wildcard" else "127.0.0.1", int(P["port"])), Handler)
     if MODE == "ignoreterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:

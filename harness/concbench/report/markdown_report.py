@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from concbench import outputs
 from concbench.export.markdown_format import render_table, toolchains_section, warnings_section
 from concbench.report import charts, scaling_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
@@ -91,12 +92,10 @@ def write(docs: list[ResultsDocument], target: Path, fmt: str = "svg") -> list[P
     """Write the Markdown and its charts (in <name>-charts/ beside it); the paths written."""
     chart_dir = f"{target.stem}-charts"
     text, files = render(docs, chart_dir, fmt)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text)
+    outputs.write(target, text)
     written = [target]
     for rel, data in files.items():
         path = target.parent / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        outputs.write(path, data)
         written.append(path)
     return written

@@ -91,8 +91,21 @@ def read(path: Path) -> ResultsDocument:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file and rename, so a crash never leaves half a file."""
+    """Write to a temporary file, fsync it, rename it over the target and fsync the folder,
+    so neither a crash of concbench nor one of the machine leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

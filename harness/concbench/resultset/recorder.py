@@ -18,6 +18,21 @@ def new_run_id(name: str) -> str:
     return f"{stamp}-{name}"
 
 
+def claim_run_folder(results: Path, name: str) -> tuple[str, Path]:
+    """A new run's id and folder, created here so that two runs started in the same second
+    (same id) never share a folder: the second gets a -2 suffix, and so on."""
+    base = new_run_id(name)
+    results.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 1000):
+        run_id = base if n == 1 else f"{base}-{n}"
+        try:
+            (results / run_id).mkdir()
+        except FileExistsError:
+            continue
+        return run_id, results / run_id
+    raise RuntimeError(f"no free results folder for {base} under {results}")
+
+
 class Recorder:
     """Owns results/<run-id>/: every write to it goes through here."""
 
@@ -28,6 +43,8 @@ class Recorder:
         folder.mkdir(parents=True, exist_ok=True)
         if store:
             store.begin(doc)
+            for cell in doc.cells:  # a resumed run: cells a kill kept from the store (upserts)
+                store.add_cell(doc.run_id, cell)
         self._flush()
 
     @classmethod

@@ -91,7 +91,10 @@ class Store:
 
     def __init__(self, location: str):
         Path(location).parent.mkdir(parents=True, exist_ok=True)
-        self._db: Any = sqlite3.connect(location)
+        # Two concbench runs may share one store: WAL lets a reader and a writer work at once,
+        # and a writer waits up to 30 s for the other's short transaction instead of failing.
+        self._db: Any = sqlite3.connect(location, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.create_aggregate("STRING_AGG", -1, _StringAgg)
         self._db.executescript(_SCHEMA)
 

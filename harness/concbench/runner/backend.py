@@ -15,7 +15,7 @@ from typing import Any
 
 from concbench import paths
 from concbench.manifest import Toolchain
-from concbench.runner import http_probe
+from concbench.runner import http_probe, listen_check
 from concbench.runner.loadgen.base import pinned
 from concbench.runner.process import ProcessOutcome, Supervised
 
@@ -70,6 +70,9 @@ class LatencyBackend:
             if self.proc.wait(0.02) or time.monotonic() > deadline:
                 raise BackendError("latency backend did not start: "
                                    + (self.proc.stderr_tail().strip()[-300:] or "no ready line"))
+        problem = listen_check.bind_problem(self.port)
+        if problem:
+            raise BackendError(f"latency backend {problem}")
         try:
             resp = http_probe.get(self.port, f"/delay/{CHECK_MS}", timeout_s=5)
         except OSError as err:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from concbench import warnings
 from concbench.manifest import Contender
 from concbench.resultset.model import Iteration, RunResult
 from concbench.runner.contract_check import (lower_bound_problems, mark_problems,
@@ -112,4 +113,5 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s,
         sampler_kind=out.sampler_kind,
+        warnings=(warnings.escaped_processes(out.escaped),) if out.escaped else (),
     )

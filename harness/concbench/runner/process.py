@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from concbench.runner import orphans
 from concbench.runner.native_sampler import binary, make_sampler
 from concbench.runner.sampler import Sample, own_hwm
 
@@ -61,6 +62,8 @@ class ProcessOutcome:
     sampler_cpu_s: float
     sampler_kind: str
     """native (the C sampler) or python."""
+    escaped: tuple[int, ...] = ()
+    """Descendants that outlived the run outside its process group, killed by the sweep."""
 
 
 def killpg(pgid: int, sig: int) -> None:
@@ -103,12 +106,15 @@ class Supervised:
         self._proc: subprocess.Popen | None = None
         self._threads: list[threading.Thread] = []
         self._timed_out = False
+        self.cookie = orphans.new_cookie()
+        self._escaped: list[int] = []
 
     def start(self) -> None:
         """Spawn in a new session (its own process group); raises OSError if it cannot."""
         sampler_exe = binary()  # compiled before the contender starts, not while it runs
         self.started = time.perf_counter()
-        self._proc = subprocess.Popen(self.argv, cwd=self._cwd, env=self._env,
+        self._proc = subprocess.Popen(self.argv, cwd=self._cwd,
+                                      env={**self._env, orphans.COOKIE_VAR: self.cookie},
                                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, start_new_session=True)
         self.pid = self._proc.pid
@@ -187,6 +193,7 @@ class Supervised:
         clean = self.exited.wait(grace_s)
         killpg(self.pid, signal.SIGKILL)
         self.exited.wait()
+        self._escaped += [p for p in orphans.kill_left(self.cookie) if p not in self._escaped]
         return clean
 
     def time_out(self) -> None:
@@ -199,6 +206,8 @@ class Supervised:
         self.exited.wait()
         wall_s = time.perf_counter() - self.started
         killpg(self.pid, signal.SIGKILL)  # sweep: nothing of the group outlives the run
+        self._escaped += [p for p in orphans.kill_left(self.cookie)  # nor what left the group
+                          if p not in self._escaped]
         assert self._proc is not None
         self._proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
         self.sampler.stop()
@@ -229,4 +238,5 @@ class Supervised:
             marks=self.marks,
             sampler_cpu_s=self.sampler.cpu_cost_s,
             sampler_kind=self.sampler.kind,
+            escaped=tuple(self._escaped),
         )

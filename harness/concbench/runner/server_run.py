@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from concbench import warnings
 from concbench.manifest import Contender
 from concbench.resultset.model import RunResult
-from concbench.runner import http_probe
+from concbench.runner import http_probe, listen_check
 from concbench.runner.backend import BackendError, LatencyBackend
 from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
 from concbench.runner.loadgen.base import pinned
@@ -127,6 +128,11 @@ class _ServerRun:
             return "invalid", f"ready line names port {self.ready.get('port')!r}, expected {port}"
         return None
 
+    @staticmethod
+    def check_bind(port: int) -> Failure | None:
+        problem = listen_check.bind_problem(port)
+        return ("invalid", problem) if problem else None
+
     def verify(self, port: int, backend: LatencyBackend | None) -> Failure | None:
         assert self.server is not None
         floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
@@ -211,7 +217,8 @@ class _ServerRun:
 
     def lifecycle(self, proc: Supervised, port: int,
                   backend: LatencyBackend | None) -> Failure | None:
-        failure = self.wait_ready(proc, port) or self.verify(port, backend)
+        failure = self.wait_ready(proc, port) or self.check_bind(port) \
+            or self.verify(port, backend)
         if failure:
             return failure
         if self.req.params["warmup-s"] > 0:
@@ -313,6 +320,8 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
     note = _exit_note(out, stop)
     if note:
         run.warnings.append(note)
+    if out.escaped:
+        run.warnings.append(warnings.escaped_processes(out.escaped))
     window = run.window
     server: dict[str, Any] = {
         "cpus": list(req.placement.server), "ready_s": run.ready_s,
