@@ -36,8 +36,12 @@ class ProgressView:
         self._progress.stop()
 
     def run_started(self, cell: CellPlan, run_index: int, runs: int) -> None:
-        self._progress.update(self._task, description=f"{cell.spec.name} · "
-                              f"{cell.contender.name} · run {run_index + 1}/{runs}")
+        text = f"{cell.spec.name} · {cell.contender.name} · run {run_index + 1}/{runs}"
+        self._progress.update(self._task, description=text)
+        if not err.is_terminal:  # no live bar in a log file: one line per run instead
+            done = int(self._progress.tasks[0].completed)
+            self._progress.console.print(f"[dim]  {done + 1}/{self._progress.tasks[0].total:.0f} "
+                                         f"{text}[/]")
 
     def run_finished(self, cell: CellPlan, result: RunResult) -> None:
         self._progress.advance(self._task)
