@@ -90,3 +90,40 @@ def sample_document(servers: bool = False) -> ResultsDocument:
                  "os": "Debian 12", "kernel": "6.1"},
         toolchains={"go": {"status": "built", "versions": {"go version": "go1.26"}}},
         plan={"name": "sample", "reference": "go", "runs": 3, "warmup": 0, "iterations": 1}, cells=cells)
+
+
+def _spawn_run(tasks: int, rss_mib: int) -> RunResult:
+    """A spawn-idle run with its all-spawned mark (RSS read by the harness at the mark)."""
+    mark = {"elapsed_ns": tasks * 1000, "rss_bytes": rss_mib << 20, "threads": 5}
+    its = (Iteration(index=0, warmup=False, elapsed_ns=int(1.2e9), result={"tasks": tasks}),)
+    return RunResult(status="ok", reason=None, wall_s=1.5, startup_s=0.1,
+                     peak_rss_bytes=(rss_mib + 1) << 20, peak_threads=5, final_threads=5,
+                     cpu_user_s=0.2, cpu_sys_s=0.1, ctx_voluntary=10, ctx_involuntary=1,
+                     iterations=its, marks={"all-spawned": mark})
+
+
+MIXED_REASON = "exit 3: naïve | pipe ✗ <b>bold</b>"
+
+
+def troubled_document() -> ResultsDocument:
+    """What sample_document lacks, for report tests that must be able to fail: a cell whose
+    runs vary (a warning), a mixed-status cell (two ok runs, one crash whose reason has `|`,
+    non-ASCII and markup), and a three-size spawn-idle scan with its marks."""
+    sleep = workloads.get("sleep-tasks")
+    spawn = workloads.get("spawn-idle")
+    p = sleep.resolve({"tasks": 1000, "sleep-ms": 100, "pool-size": 100})
+    meta = {"throughput_unit": "tasks", "style": "test"}
+    mixed = aggregate(sleep, "go", p, False,
+                      [_run([101.0], 12, 5), _run([140.0], 12, 5),
+                       _run([], 0, 0, "crash", MIXED_REASON)], meta)
+    scan = tuple(aggregate(spawn, "go", spawn.resolve({"tasks": n, "hold-ms": 1000}), False,
+                           [_spawn_run(n, rss), _spawn_run(n, rss + 1)],
+                           {"throughput_unit": "tasks"})
+                 for n, rss in ((1000, 12), (10000, 34), (100000, 254)))
+    return ResultsDocument(
+        run_id="20260102-000000-troubled", concbench_revision="abc123", created_at="2026-01-02",
+        machine={"cpu_model": "Test CPU", "logical_cores": 2, "memory_bytes": 24 << 30,
+                 "os": "Debian 12", "kernel": "6.1"},
+        toolchains={"go": {"status": "built", "versions": {"go version": "go1.26"}}},
+        plan={"name": "troubled", "reference": "go", "runs": 3, "warmup": 0, "iterations": 1},
+        cells=(mixed, *scan))

@@ -71,3 +71,47 @@ def test_a_suite_file_with_a_typo_names_it(tmp_path, text, message):
     (tmp_path / "typo.toml").write_text(text)
     with pytest.raises(UserError, match=message.replace("[", r"\[")):
         suites.load("typo", tmp_path, {}, {})
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 1 MiB tmpfs filled to the last byte (root only: mount needs CAP_SYS_ADMIN)."""
+    import os
+    import subprocess
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    mount = tmp_path / "full"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
+    try:
+        with open(mount / "filler", "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+                    f.flush()
+            except OSError:
+                pass
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+SMALL_RUN = ["run", "sleep-tasks", "--contender", "fake-good", "--runs", "1", "--param",
+             "tasks=10", "--param", "sleep-ms=1", "--param", "pool-size=2"]
+
+
+def test_an_export_to_a_full_disk_is_a_message_and_the_results_are_kept(fake_bench, full_disk):
+    res = fake_bench(*SMALL_RUN, "--export-html", str(full_disk / "r.html"))
+    assert res.code == 2 and "No space left on device" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (full_disk / "r.html").exists()  # nothing half-written
+    assert fake_bench.last()["cells"][0]["status"] == "ok"  # measured and kept elsewhere
+
+
+def test_a_results_folder_on_a_full_disk_is_a_message(fake_bench, full_disk):
+    fake_bench.env["CONCBENCH_RESULTS"] = str(full_disk / "results")
+    fake_bench.env["CONCBENCH_STORE"] = str(fake_bench.root / "store.sqlite")
+    res = fake_bench(*SMALL_RUN)
+    assert res.code == 2 and "No space left on device" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr

@@ -41,6 +41,48 @@ def test_peak_rss_matches_usr_bin_time(mib: int):
     assert abs(peak - reference) / reference < 0.03, (peak, reference)
 
 
+def _use_sampler(monkeypatch, kind: str) -> None:
+    from concbench.runner import process
+
+    if kind == "python":
+        monkeypatch.setattr(process, "binary", lambda: None)
+    elif shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler for the native sampler")
+
+
+def _sampled_peak(out) -> int:
+    """The sampled tree RSS alone (not the kernel's high-water marks the outcome adds)."""
+    return max(s.rss_bytes for s in out.samples)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/time").exists(), reason="GNU time is not installed")
+@pytest.mark.parametrize("kind", ["native", "python"])
+def test_each_sampler_reads_the_peak_usr_bin_time_reads(monkeypatch, kind):
+    _use_sampler(monkeypatch, kind)
+    argv = [sys.executable, "-c", ALLOCATE.format(mib=150).replace("0.2", "0.5")]
+    out = execute(argv, Path.cwd(), dict(os.environ), timeout_s=60)
+    assert out.sampler_kind == kind
+    reference = _time_v_maxrss(argv)
+    assert abs(_sampled_peak(out) - reference) / reference < 0.03, (_sampled_peak(out), reference)
+
+
+TREE = ("import subprocess, sys, time\n"
+        "time.sleep({delay})\n"
+        "subprocess.run([sys.executable, '-c', {child!r}], check=True)\n")
+
+
+@pytest.mark.parametrize("kind", ["native", "python"])
+def test_the_sampled_rss_counts_a_child_born_after_the_start(monkeypatch, kind):
+    """The tree's RSS includes a child forked 0.3 s in that holds 120 MiB for 1.5 s (the
+    root's own high-water mark cannot show it: the root stays small)."""
+    _use_sampler(monkeypatch, kind)
+    child = ALLOCATE.format(mib=120).replace("0.2", "1.5")
+    out = execute([sys.executable, "-c", TREE.format(delay=0.3, child=child)], Path.cwd(),
+                  dict(os.environ), timeout_s=60)
+    assert out.sampler_kind == kind and out.exit_code == 0
+    assert 120 << 20 <= _sampled_peak(out) < 200 << 20, _sampled_peak(out)
+
+
 def test_peak_threads_and_cpu_are_seen():
     code = ("import threading, time\n"
             "ts = [threading.Thread(target=time.sleep, args=(0.5,)) for _ in range(20)]\n"

@@ -125,3 +125,16 @@ def test_unreachable_postgres_is_a_user_error(fake_bench):
                      "history")
     assert res.code == 2 and "cannot connect to the store" in res.stderr
     assert "secret" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_store_is_stamped_and_one_from_a_newer_concbench_is_refused(fake_bench, tmp_path):
+    import sqlite3
+
+    path = tmp_path / "s.sqlite"
+    Store(str(path)).close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM store_meta").fetchall() == [("1",)]
+        db.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
+    res = fake_bench("--store", str(path), "history")
+    assert res.code == 2 and "schema version 99, newer than this concbench's 1" in res.stderr
+    assert "Traceback" not in res.stderr

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from concbench.report import html
-from sample_doc import sample_document
+from sample_doc import MIXED_REASON, sample_document, troubled_document
 
 
 def _render() -> str:
@@ -38,7 +38,33 @@ def test_scaling_fits_machine_and_warnings_are_shown():
     page = _render()
     assert "Scaling over tasks" in page and "/task" in page
     assert "Test CPU" in page and "go1.26" in page
-    assert "Warnings" in page
+
+
+def _warning_items(page: str) -> list[str]:
+    listed = re.search(r'<ul class="warnings">(.*?)</ul>', page, re.S)
+    return re.findall(r"<li>(.*?)</li>", listed.group(1), re.S) if listed else []
+
+
+def test_each_warning_of_a_cell_is_listed_under_warnings():
+    items = _warning_items(html.render([(troubled_document(), None)]))
+    assert any("sleep-tasks / go: time varies by" in w for w in items), items
+    assert any("1 of 3 runs failed (crash)" in w for w in items), items
+    assert _warning_items(html.render([(sample_document(), None)])) == []
+
+
+def test_a_mixed_cell_shows_its_status_and_its_reason_escaped():
+    page = html.render([(troubled_document(), None)])
+    rows = re.findall(r'<tr class="failed" data-status="([^"]+)">(.*?)</tr>', page, re.S)
+    assert [s for s, _ in rows] == ["crash"]
+    assert "naïve | pipe ✗ &lt;b&gt;bold&lt;/b&gt;" in page
+    assert MIXED_REASON not in page  # the markup is shown, never rendered
+
+
+def test_a_three_size_scan_shows_memory_at_the_mark_and_its_fit():
+    page = html.render([(troubled_document(), None)])
+    section = page[page.index('data-workload="spawn-idle"'):]
+    assert "RSS with every task alive" in section
+    assert "Scaling over tasks" in section and "/task" in section
 
 
 def test_run_writes_results_html_and_export_html(fake_bench, tmp_path):

@@ -37,6 +37,8 @@ def test_skipping_the_waits_is_faster_than_physics(fake_bench, args):
     ("fake-flags", SLEEP, "warmup=False, expected True"),
     ("fake-onemark", SPAWN, "no 'all-spawned' mark"),
     ("fake-zerotime", SLEEP, "elapsed_ns 0 is not positive"),
+    ("fake-uneven", CHANNEL, "min_events"),
+    ("fake-reorder", SLEEP, "iteration at position 0 has index 1"),
 ])
 def test_each_cheat_is_invalid(fake_bench, contender, args, words):
     status, reason = _status(fake_bench, contender, args, "--warmup", "1", "--iterations", "2")

@@ -1,11 +1,13 @@
 """Builds each toolchain once and caches the result by the content of its inputs.
 
-The cache key covers the input files, the build commands and the resolved tool paths, so
-editing a source or switching JDK rebuilds; anything else is reused across runs.
+The cache key covers the input files, the build commands, the resolved tool paths and the
+environment variables that change what a build produces (BUILD_ENV), so editing a source,
+switching JDK or setting RUSTFLAGS rebuilds; anything else is reused across runs.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -22,6 +24,14 @@ from concbench.manifest import Toolchain
 BUILD_TIMEOUT_S = 1800
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOG_TAIL_LINES = 15
+BUILD_ENV = ("GOFLAGS", "GOAMD64", "GOARCH", "GOEXPERIMENT", "GOTOOLCHAIN", "CGO_*",
+             "RUSTFLAGS", "CARGO_*", "RUSTC", "RUSTC_*", "JAVA_TOOL_OPTIONS",
+             "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "MAVEN_OPTS", "MAVEN_ARGS", "CC", "CFLAGS",
+             "LDFLAGS")
+"""Variables of the user's environment that change a build's output (or the tool that makes
+it): part of the cache key, so a binary built with other flags is never reused silently.
+(PIP_* is left out: the Python contenders pin every package, so pip options do not change
+what is installed.)"""
 
 
 @dataclass(frozen=True)
@@ -44,9 +54,19 @@ def _input_files(tc: Toolchain) -> list[Path]:
     return sorted(files)
 
 
-def cache_key(tc: Toolchain, tools: toolchains.ToolEnv) -> str:
+def build_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    environ = dict(os.environ) if environ is None else environ
+    return {k: v for k, v in sorted(environ.items())
+            if any(fnmatch.fnmatchcase(k, pattern) for pattern in BUILD_ENV)}
+
+
+def cache_key(tc: Toolchain, tools: toolchains.ToolEnv,
+              environ: dict[str, str] | None = None) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps([tc.build_commands, tools.placeholders], sort_keys=True).encode())
+    flags = build_env(environ)
+    if flags:  # absent from the key when unset, so existing caches stay valid
+        digest.update(json.dumps(flags, sort_keys=True).encode())
     for path in _input_files(tc):
         digest.update(str(path.relative_to(tc.folder)).encode())
         digest.update(path.read_bytes())
@@ -126,6 +146,8 @@ class Builder:
             return BuildOutcome(tc.name, ok=False, tools=tools,
                                 reason=f"build did not produce {', '.join(missing)}; see {log}")
         versions = _versions(tc, tools)
+        if build_env():
+            versions["build environment"] = " ".join(f"{k}={v}" for k, v in build_env().items())
         stamp.write_text(json.dumps({"key": key, "versions": versions}, indent=1))
         return BuildOutcome(tc.name, True, versions=versions,
                             seconds=time.monotonic() - started, tools=tools)

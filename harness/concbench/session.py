@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
-from concbench import machine, outputs, paths, ui
+from concbench import machine, outputs, paths, system_check, ui
 from concbench.build import Builder
 from concbench.errors import UserError
 from concbench.export import FORMATS
@@ -17,11 +17,20 @@ from concbench.resultset.store import Store
 from concbench.runner.scheduler import run_plan, toolchain_record
 
 
-def _new_document(plan: Plan, run_id: str) -> ResultsDocument:
+def _new_document(plan: Plan, run_id: str, check: system_check.SystemCheck) -> ResultsDocument:
     return ResultsDocument(
         run_id=run_id, concbench_revision=machine.revision(),
         created_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        machine=machine.describe(), toolchains={}, plan=plan.to_dict(), cells=())
+        machine={**machine.describe(), "system_check": check.to_dict()}, toolchains={},
+        plan=plan.to_dict(), cells=())
+
+
+def check_system(plan: Plan) -> system_check.SystemCheck:
+    """Look at the machine before anything runs; say at once what would move the figures."""
+    check = system_check.check(has_servers=any(c.spec.server is not None for c in plan.cells))
+    for warning in check.warnings:
+        ui.err.print(f"[yellow]warning[/] machine: {warning}")
+    return check
 
 
 def build_all(plan: Plan, builder: Builder) -> dict[str, dict[str, object]]:
@@ -55,6 +64,7 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
             show_tables: bool = True) -> ResultsDocument:
     builder = Builder(paths.cache_dir(), say=lambda m: ui.err.print(f"[cyan]{m}[/]"))
     store = Store(paths.store_location())
+    check = check_system(plan)
     if resume:
         folder = paths.run_folder(resume)
         if not (folder / "results.json").exists():
@@ -63,7 +73,7 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
         recorder = Recorder.resume(folder, store)
     else:
         run_id, folder = claim_run_folder(paths.results_dir(), plan.name)
-        recorder = Recorder(folder, _new_document(plan, run_id), store)
+        recorder = Recorder(folder, _new_document(plan, run_id, check), store)
     recorder.set_toolchains(build_all(plan, builder))
     try:
         with ui.ProgressView(plan.total_runs) as view:

@@ -12,6 +12,7 @@ from concbench.report import scaling_table
 from concbench.report.table import tables
 from concbench.stats.scans import scan_fits
 from concbench.resultset.model import CellResult, ResultsDocument, RunResult
+from concbench.warnings import document_warnings
 
 # Wide when not a terminal (CI logs, pipes), so tables stay one line a row.
 out = Console(width=None if Console().is_terminal else 180)
@@ -77,9 +78,8 @@ def print_tables(doc: ResultsDocument) -> None:
                       + "[/]")
         out.print(rich_table)
     print_scaling(doc)
-    for cell in doc.cells:
-        for warning in cell.warnings:
-            err.print(f"[yellow]warning[/] {cell.workload} · {cell.contender}: {warning}")
+    for where, warning in document_warnings(doc):
+        err.print(f"[yellow]warning[/] {where.replace(' / ', ' · ')}: {warning}")
 
 
 def print_scaling(doc: ResultsDocument) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from concbench.resultset.model import Summary
+from concbench.resultset.model import ResultsDocument, Summary
 
 CV_LIMIT = 0.10
 
@@ -77,3 +77,26 @@ def latency_near_window(p99_ms: float, duration_s: float) -> str:
 def escaped_processes(pids: tuple[int, ...]) -> str:
     return (f"{len(pids)} process(es) of the contender outlived it outside its process group "
             f"(setsid) and were killed by the harness: pids {', '.join(map(str, pids[:10]))}")
+
+
+def other_load(busy_pct: float) -> str:
+    return (f"other programs used {busy_pct:.0f}% of the CPUs just before the plan started: "
+            "their load moves every figure; stop them (see top) and rerun")
+
+
+def frequency_scaling(governors: dict[str, list[int]]) -> str:
+    shown = "; ".join(f"'{g}' on CPUs {', '.join(map(str, cpus))}" for g, cpus in governors.items())
+    return (f"CPU frequency governor {shown}: clock speed follows load, so early runs are "
+            "slower; set 'performance' (cpupower frequency-set -g performance) for stable figures")
+
+
+def too_few_cpus_for_pinning(cpus: int) -> str:
+    return (f"only {cpus} usable CPU: server and load generator share it, so a server's "
+            "figures include the generator's cost; use a machine with 2 or more CPUs")
+
+
+def document_warnings(doc: ResultsDocument) -> list[tuple[str, str]]:
+    """(where, warning) for every warning of a results document: the machine's first."""
+    check = doc.machine.get("system_check") or {}
+    return [("machine", w) for w in check.get("warnings", ())] + \
+        [(f"{c.workload} / {c.contender}", w) for c in doc.cells for w in c.warnings]

@@ -6,7 +6,8 @@ mark after hold-ms), noisy (prints a non-JSON line on stdout). Each of these che
 way a naive check would let pass: skipwait (skips the workload's waits), dupid (fanout: ids
 {1,4} built instead of {2,3}: same sum), sharedstr (channel str: one shared string),
 floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
-all iterations), zerotime (elapsed_ns 0).
+all iterations), zerotime (elapsed_ns 0), uneven (channel: the right total, but one consumer
+got an event of another's), reorder (iteration indexes out of order).
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -93,6 +94,9 @@ def cheat(mode, workload, p, res):
         res["id_sq_sum"] += (1 + 16) - (4 + 9)  # ids 2 and 3 built as 1 and 4
     if mode == "sharedstr" and workload == "channel" and "same_as_prev" in res:
         res["same_as_prev"] = p["workers"] * (p["events"] - 1)
+    if mode == "uneven" and workload == "channel" and p["workers"] >= 2:
+        res["min_events"] -= 1
+        res["max_events"] += 1
     if mode == "floats":
         res = {k: float(v) if isinstance(v, int) else v for k, v in res.items()}
     return res
@@ -184,7 +188,8 @@ def main():
             key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
             res[key] += 1
         warmup = index < p["warmup"]
-        emit({"type": "iteration", "index": index, "warmup": not warmup if mode == "flags"
+        emit({"type": "iteration", "index": index ^ 1 if mode == "reorder" else index,
+              "warmup": not warmup if mode == "flags"
               else warmup, "result": res,
               "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
         if mode == "crashmid":

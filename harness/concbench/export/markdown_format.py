@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
+from concbench.warnings import document_warnings
 
 
 def _escape(text: str) -> str:
@@ -45,6 +46,5 @@ def toolchains_section(doc: ResultsDocument, heading: str) -> list[str]:
 
 
 def warnings_section(doc: ResultsDocument, heading: str) -> list[str]:
-    notes = [f"- {c.workload} / {c.contender}: {_escape(w)}" for c in doc.cells
-             for w in c.warnings]
+    notes = [f"- {where}: {_escape(w)}" for where, w in document_warnings(doc)]
     return [f"{heading} Warnings", ""] + notes + [""] if notes else []

@@ -22,6 +22,7 @@ from concbench.report.table import Table, tables
 from concbench.report.views import Point, Series, WorkloadView, label, representative_run, \
     varying, workload_views
 from concbench.resultset.model import CellResult, ResultsDocument
+from concbench.warnings import document_warnings
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_SAMPLES = 400
@@ -108,7 +109,7 @@ def section(view: WorkloadView, table: Table, folder: Path | None,
 
 
 def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
-    found = [f"{c.workload} / {c.contender}: {w}" for c in doc.cells for w in c.warnings]
+    found = [f"{where}: {w}" for where, w in document_warnings(doc)]
     for view in views:
         found += scaling_table.warnings(view.fits)
     return found

@@ -26,7 +26,11 @@ CREATE TABLE IF NOT EXISTS runs (
   reason TEXT, wall_s REAL, median_elapsed_s REAL, peak_rss_bytes BIGINT,
   peak_threads INTEGER, cpu_s REAL, record TEXT,
   PRIMARY KEY (run_id, workload, contender, params, run_index));
+CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT);
 """
+STORE_SCHEMA_VERSION = 1
+"""Version of the tables above. A store made before store_meta existed has the same tables,
+so it is version 1; a later change of the tables bumps this and adds its migration here."""
 _URL_PREFIXES = ("postgresql://", "postgres://")
 
 
@@ -97,6 +101,20 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.create_aggregate("STRING_AGG", -1, _StringAgg)
         self._db.executescript(_SCHEMA)
+        self._check_version(location)
+
+    def _check_version(self, location: str) -> None:
+        """Stamp a new store; refuse one written by a newer concbench (its tables may differ)."""
+        self._execute("INSERT INTO store_meta VALUES ('schema_version', ?) "
+                      "ON CONFLICT (key) DO NOTHING", (str(STORE_SCHEMA_VERSION),))
+        if hasattr(self._db, "commit"):
+            self._db.commit()
+        row = self._execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
+        found = int(row[0])
+        if found > STORE_SCHEMA_VERSION:
+            raise UserError(f"the store {_redact(location)} has schema version {found}, newer "
+                            f"than this concbench's {STORE_SCHEMA_VERSION}: update concbench or "
+                            "choose another store (--store / CONCBENCH_STORE)")
 
     def _execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
         return self._db.execute(sql.replace("?", self._placeholder), args)
@@ -171,6 +189,7 @@ class PostgresStore(Store):
                             "and that the server is running") from None
         for statement in filter(str.strip, _SCHEMA.split(";")):
             self._db.execute(statement)
+        self._check_version(location)
 
     def begin(self, doc: ResultsDocument) -> None:
         with self._db.transaction():

@@ -1,0 +1,43 @@
+"""The build cache: a binary built with other flags is never reused silently."""
+
+from __future__ import annotations
+
+import sys
+
+from concbench.build import Builder, build_env, cache_key
+from concbench.manifest import Toolchain
+from concbench.toolchains import ToolEnv
+
+
+def _toolchain(folder) -> Toolchain:
+    (folder / "main.src").write_text("source\n")
+    script = ("import os, pathlib; p = pathlib.Path('built.txt'); "
+              "p.write_text(os.environ.get('RUSTFLAGS', '') + '|' + "
+              "str(int(p.read_text().split('|')[1]) + 1 if p.exists() else 1))")
+    return Toolchain(name="t", folder=folder, requires=(), version_commands=(),
+                     build_commands=((sys.executable, "-c", script),), inputs=("*.src",),
+                     outputs=("built.txt",))
+
+
+def test_only_build_relevant_variables_enter_the_key(tmp_path):
+    tc, tools = _toolchain(tmp_path), ToolEnv()
+    plain = cache_key(tc, tools, {"HOME": "/root", "TERM": "xterm"})
+    assert cache_key(tc, tools, {}) == plain  # unset: the key of earlier versions
+    assert cache_key(tc, tools, {"RUSTFLAGS": "-C target-cpu=native"}) != plain
+    assert cache_key(tc, tools, {"CARGO_PROFILE_RELEASE_LTO": "true"}) != plain
+    assert build_env({"GOFLAGS": "-tags=x", "GOPATH": "/go", "EDITOR": "vi"}) == \
+        {"GOFLAGS": "-tags=x"}
+
+
+def test_setting_rustflags_rebuilds_and_is_recorded(tmp_path, monkeypatch):
+    (tmp_path / "src").mkdir()
+    tc = _toolchain(tmp_path / "src")
+    monkeypatch.delenv("RUSTFLAGS", raising=False)
+    first = Builder(tmp_path / "cache").ensure(tc)
+    again = Builder(tmp_path / "cache").ensure(tc)
+    assert first.ok and not first.cached and again.cached
+    monkeypatch.setenv("RUSTFLAGS", "-C target-cpu=native")
+    flagged = Builder(tmp_path / "cache").ensure(tc)
+    assert flagged.ok and not flagged.cached
+    assert (tc.folder / "built.txt").read_text() == "-C target-cpu=native|2"
+    assert flagged.versions["build environment"] == "RUSTFLAGS=-C target-cpu=native"
