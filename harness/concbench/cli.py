@@ -31,13 +31,13 @@ def _exports(json_f: str | None, csv_f: str | None, md_f: str | None,
     return targets
 
 
-def _settings(runs: int, warmup: int, iterations: int, timeout: float, mem_limit: str | None,
-              reference: str | None, server_cpus: str | None,
-              client_cpus: str | None) -> dict[str, Any]:
-    placement.choose(server_cpus, client_cpus)  # bad CPU lists fail before anything runs
-    return {"runs": runs, "warmup": warmup, "iterations": iterations, "timeout_s": timeout,
-            "rss_limit": parse_size(mem_limit) if mem_limit else None, "reference": reference,
-            "server_cpus": server_cpus, "client_cpus": client_cpus}
+def _settings(opts: dict[str, Any], runs: int) -> dict[str, Any]:
+    placement.choose(opts["server_cpus"], opts["client_cpus"])  # bad CPU lists fail first
+    return {"runs": runs, "warmup": opts["warmup"] or 0, "iterations": opts["iterations"] or 1,
+            "timeout_s": opts["timeout"] or 600.0,
+            "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
+            "reference": opts["reference"], "server_cpus": opts["server_cpus"],
+            "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"])}
 
 
 def _check_reference(plan: Plan) -> None:
@@ -71,6 +71,9 @@ _run_options = [
                  "e.g. 0 or 0-1 (default: the lower half of the usable CPUs)"),
     click.option("--client-cpus", metavar="CPUS", help="server workloads: CPUs of the load "
                  "generator and the latency backend (default: the other CPUs)"),
+    click.option("--profile", is_flag=True, default=None, help="after each cell's runs, one "
+                 "more run per profiler with a flame graph (perf + inferno; async-profiler CPU "
+                 "and wall-clock for JVMs): servers during the measured window"),
 ]
 
 
@@ -132,15 +135,32 @@ def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool) -> N
 def run(workload: str, names: tuple[str, ...], params: tuple[str, ...], scans: tuple[str, ...],
         **opts: Any) -> None:
     """Run one workload on the contenders that implement it."""
+    _run_workload(workload, names, params, scans, opts, default_runs=3)
+
+
+@cli.command()
+@click.argument("workload")
+@click.option("--contender", "names", multiple=True, required=True,
+              help="profile these (repeatable)")
+@click.option("--param", "params", multiple=True, metavar="K=V", help="set a parameter")
+@click.option("--scan", "scans", multiple=True, metavar="K=V1,V2,…",
+              help="profile every value of a parameter")
+@run_options
+def profile(workload: str, names: tuple[str, ...], params: tuple[str, ...],
+            scans: tuple[str, ...], **opts: Any) -> None:
+    """Flame graphs of WORKLOAD per contender: one measured run, then one profiled run per
+    profiler (its figure beside the measured one states the profiler's overhead)."""
+    _run_workload(workload, names, params, scans, {**opts, "profile": True}, default_runs=1)
+
+
+def _run_workload(workload: str, names: tuple[str, ...], params: tuple[str, ...],
+                  scans: tuple[str, ...], opts: dict[str, Any], default_runs: int) -> None:
     spec = workloads.get(workload)
     all_c = _contenders()
     if opts["resume"]:
         plan = _resumed_plan(opts["resume"], all_c)
     else:
-        settings = Settings(**_settings(opts["runs"] or 3, opts["warmup"] or 0,
-                                        opts["iterations"] or 1, opts["timeout"] or 600.0,
-                                        opts["mem_limit"], opts["reference"],
-                                        opts["server_cpus"], opts["client_cpus"]))
+        settings = Settings(**_settings(opts, opts["runs"] or default_runs))
         chosen = manifest.select(all_c, list(names), spec.name)
         cells = cells_for(spec, chosen, parse_assignments(params, "--param"),
                           parse_assignments(scans, "--scan"))
@@ -167,7 +187,8 @@ def suite(name: str | None, **opts: Any) -> None:
                      "iterations": opts["iterations"], "timeout_s": opts["timeout"],
                      "reference": opts["reference"],
                      "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
-                     "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"]}
+                     "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"],
+                     "profile": opts["profile"]}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 

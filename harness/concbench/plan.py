@@ -42,6 +42,8 @@ class Settings:
     """Server workloads: CPUs of the server (None: the lower half of the usable CPUs)."""
     client_cpus: str | None = None
     """Server workloads: CPUs of the load generator (None: the rest)."""
+    profile: bool = False
+    """After each cell's measured runs, one more run per profiler with a flame graph."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Plan:
             "name": self.name, "runs": s.runs, "warmup": s.warmup, "iterations": s.iterations,
             "timeout_s": s.timeout_s, "mem_limit_bytes": s.rss_limit, "reference": s.reference,
             "server_cpus": s.server_cpus, "client_cpus": s.client_cpus,
+            **({"profile": True} if s.profile else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {})}
                       for c in self.cells],
@@ -123,7 +126,7 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
     settings = Settings(runs=d["runs"], warmup=d["warmup"], iterations=d["iterations"],
                         timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
                         reference=d.get("reference"), server_cpus=d.get("server_cpus"),
-                        client_cpus=d.get("client_cpus"))
+                        client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

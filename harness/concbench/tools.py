@@ -36,6 +36,10 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("nginx", apt="nginx-light"),
     Tool("taskset", apt="util-linux"),
     Tool("oha", crate=("oha", "1.16.0")),
+    Tool("perf", apt="linux-perf"),
+    # one crate, two executables: both land in the same cargo root
+    Tool("inferno-collapse-perf", crate=("inferno", "0.12.8")),
+    Tool("inferno-flamegraph", crate=("inferno", "0.12.8")),
 )}
 
 

@@ -13,6 +13,7 @@ import csv
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -115,13 +116,43 @@ def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class ProfileRow:
+    """One flame graph of a profiled run (--profile), linked relative to the run folder."""
+
+    cell: str
+    profiler: str
+    samples: int | None
+    href: str | None
+    note: str
+
+
+def profile_rows(doc: ResultsDocument) -> list[ProfileRow]:
+    rows = []
+    for c in doc.cells:
+        params = ", ".join(f"{k}={v}" for k, v in c.params.items())
+        for p in c.metadata.get("profiles", ()):
+            rows.append(ProfileRow(f"{c.workload} · {c.contender} · {params}",
+                                   f"{p['profiler']} ({p['mode']})", p.get("samples"),
+                                   p.get("flamegraph"), p.get("problem") or _overhead(p)))
+    return rows
+
+
+def _overhead(profile: dict[str, Any]) -> str:
+    run = profile.get("run") or {}
+    if run.get("ratio") is None:
+        return f"profiled run: {run.get('status')} {run.get('reason') or ''}".strip()
+    return (f"profiled run {run['figure']:.4g} {run['unit']} vs {run['unprofiled_median']:.4g} "
+            f"unprofiled (×{run['ratio']:.3f})")
+
+
 def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, object]:
     views = workload_views(list(doc.cells))
     by_name = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
     colors = charts.palette([c.contender for c in doc.cells])
     return {"doc": doc,
             "sections": [section(v, by_name[v.workload], folder, colors) for v in views],
-            "warnings": _warnings(doc, views),
+            "warnings": _warnings(doc, views), "profiles": profile_rows(doc),
             "scaling_headers": scaling_table.HEADERS}
 
 

@@ -55,7 +55,8 @@ def _run(d: dict[str, Any]) -> RunResult:
     iterations = tuple(Iteration(**it) for it in d["iterations"])
     known = {f.name for f in dataclasses.fields(RunResult)}
     return RunResult(**{**{k: v for k, v in d.items() if k in known}, "iterations": iterations,
-                        "warnings": tuple(d.get("warnings", ()))})
+                        "warnings": tuple(d.get("warnings", ())),
+                        "profiles": tuple(d.get("profiles", ()))})
 
 
 def cell_from_dict(d: dict[str, Any]) -> CellResult:

@@ -70,6 +70,8 @@ class RunResult:
     """http-aggregate with downstream=http: the latency backend's window and request count."""
     warnings: tuple[str, ...] = ()
     """Run-level warnings (e.g. a server that did not stop on SIGTERM)."""
+    profiles: tuple[dict[str, Any], ...] = ()
+    """Profiled runs only (--profile): {profiler, mode, samples, folded, flamegraph}."""
 
     @property
     def cpu_s(self) -> float:

@@ -9,6 +9,7 @@ from typing import Any
 
 from concbench import warnings
 from concbench.manifest import Contender
+from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import Iteration, RunResult
 from concbench.runner.contract_check import (lower_bound_problems, mark_problems,
                                              parse_iterations, sequence_problems)
@@ -30,6 +31,8 @@ class RunRequest:
     iterations: int
     timeout_s: float
     rss_limit: int | None = None
+    profiler: Profiler | None = None
+    """A profiled run (--profile): the whole process is sampled, start-up included."""
 
     def argv(self) -> list[str]:
         head = contender_head(self.contender, self.tools)
@@ -87,10 +90,43 @@ def contender_head(contender: Contender, tools: ToolEnv) -> list[str]:
     return head
 
 
+class _Profiling:
+    """A profiler around one batch run: started with the process (a JVM agent through its
+    environment, perf by pid), stopped after it; its failures become run warnings."""
+
+    def __init__(self, profiler: Profiler | None):
+        self.profiler = profiler
+        self.notes: list[str] = []
+
+    def env(self, env: dict[str, str]) -> dict[str, str]:
+        launch_env = getattr(self.profiler, "launch_env", None)
+        return launch_env(env) if launch_env else env
+
+    def on_start(self, pid: int) -> None:
+        if self.profiler is None or hasattr(self.profiler, "launch_env"):
+            return
+        try:
+            self.profiler.start(pid)
+        except ProfileError as err:
+            self.notes.append(f"no profile: {err}")
+
+    def finish(self) -> tuple[dict[str, Any], ...]:
+        if self.profiler is None or self.notes:
+            return ()
+        try:
+            return (self.profiler.stop(),)
+        except ProfileError as err:
+            self.notes.append(f"no profile: {err}")
+            return ()
+
+
 def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
-    env = {**os.environ, **req.tools.env}
-    out = execute(req.argv(), req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
+    profiling = _Profiling(req.profiler)
+    env = profiling.env({**os.environ, **req.tools.env})
+    out = execute(req.argv(), req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit,
+                  on_start=profiling.on_start)
+    profiles = profiling.finish()
     iterations, problems = parse_iterations(out.messages)
     status, reason = classify(req, out, iterations, problems)
     reported_s = sum(it.elapsed_ns for it in iterations) / 1e9
@@ -113,5 +149,7 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s,
         sampler_kind=out.sampler_kind,
-        warnings=(warnings.escaped_processes(out.escaped),) if out.escaped else (),
+        warnings=((warnings.escaped_processes(out.escaped),) if out.escaped else ())
+        + tuple(profiling.notes),
+        profiles=profiles,
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Protocol
 
 from concbench.build import Builder, BuildOutcome
 from concbench.plan import CellPlan, Plan
+from concbench.profiling.cells import profile_cell
 from concbench.resultset.model import CellResult, RunResult
 from concbench.resultset.recorder import Recorder
 from concbench.runner.measure import RunRequest, measure
@@ -50,17 +52,20 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
 
 
 def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerContext | None):
-    """The request for this cell's runs and the function that measures one."""
+    """The request for this cell's runs and the function that measures one (with a
+    profiler for a profiled run)."""
     s = plan.settings
     assert outcome.tools is not None
     if cell.spec.server is None:
         req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
                          s.warmup, s.iterations, s.timeout_s, s.rss_limit)
-        return req.argv(), lambda path: measure(req, path)
+        return req.argv(), lambda path, profiler=None: measure(
+            dataclasses.replace(req, profiler=profiler), path)
     assert servers is not None
     sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
                          s.rss_limit, servers.placement, servers.backend_exe)
-    return sreq.argv(0, None), lambda path: measure_server(sreq, path)
+    return sreq.argv(0, None), lambda path, profiler=None: measure_server(
+        dataclasses.replace(sreq, profiler=profiler), path)
 
 
 def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
@@ -97,8 +102,13 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
                 if run.status in STOP_AFTER:  # would only cost the same again, run after run
                     observer.cell_skipped(cell, runs_planned - run_index - 1)
                     break
+            metadata = _metadata(plan, cell, argv, servers)
+            if s.profile and any(r.status == "ok" for r in runs):
+                metadata["profiles"] = profile_cell(
+                    cell.spec, outcome.tools, recorder.folder / "profiles", f"cell{index:03d}",
+                    lambda profiler: measure_one(None, profiler), runs, say)
             result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
-                               _metadata(plan, cell, argv, servers),
+                               metadata,
                                resolve_bounds(cell.contender.bounds, cell.params)
                                if cell.spec.server else None)
         recorder.add(result)

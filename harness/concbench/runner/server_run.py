@@ -18,6 +18,7 @@ from typing import Any
 
 from concbench import warnings
 from concbench.manifest import Contender
+from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import RunResult
 from concbench.runner import http_probe, listen_check
 from concbench.runner.backend import BackendError, LatencyBackend
@@ -54,6 +55,8 @@ class ServerRequest:
     rss_limit: int | None
     placement: Placement
     backend_exe: Path | None = None
+    profiler: Profiler | None = None
+    """A profiled run (--profile): sampled during the measured window only."""
 
     @property
     def bounds(self) -> Bounds:
@@ -103,6 +106,7 @@ class _ServerRun:
         self.warnings: list[str] = []
         self.settle_s: float | None = None
         """Seconds the server needed after the warm-up load to answer near its floor again."""
+        self.profiles: list[dict[str, Any]] = []
 
     def _on_message(self, message: dict[str, Any]) -> None:
         if message.get("type") == "ready" and self.ready is None:
@@ -184,11 +188,13 @@ class _ServerRun:
         backend_window = Window(backend.proc.pid, backend.proc.started, placement.backend) \
             if backend else None
         requests_before = backend.requests() if backend else 0
+        profiler = self._start_profiler(proc.pid)
         window.begin()
         if backend_window:
             backend_window.begin()
         self.load, failure = self.run_load(proc, port, self.req.params["duration-s"], "measured")
         window.end()
+        self._stop_profiler(profiler)
         self.window = window
         if backend_window and backend:
             backend_window.end()
@@ -197,6 +203,25 @@ class _ServerRun:
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
+
+    def _start_profiler(self, pid: int) -> Profiler | None:
+        profiler = self.req.profiler
+        if profiler is None:
+            return None
+        try:
+            profiler.start(pid)
+        except ProfileError as err:
+            self.warnings.append(f"no profile: {err}")
+            return None
+        return profiler
+
+    def _stop_profiler(self, profiler: Profiler | None) -> None:
+        if profiler is None:
+            return
+        try:
+            self.profiles.append(profiler.stop())
+        except ProfileError as err:
+            self.warnings.append(f"no profile: {err}")
 
     def _check_load(self, load: LoadResult) -> Failure | None:
         assert self.server is not None
@@ -351,7 +376,8 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
         exit_code=out.exit_code, samples_file=write_samples(out.samples, samples_path),
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
-        server=server, backend=backend, warnings=tuple(run.warnings))
+        server=server, backend=backend, warnings=tuple(run.warnings),
+        profiles=tuple(run.profiles))
 
 
 def _brief(load: LoadResult | None) -> dict[str, Any] | None:

@@ -119,7 +119,7 @@ class Finished:
     wall_s: float
 
 
-def _dies_with_us(argv: list[str]) -> list[str]:
+def dies_with_us(argv: list[str]) -> list[str]:
     """argv under `setpriv --pdeathsig KILL` (util-linux): the kernel kills the generator if
     the harness dies, even by SIGKILL (setpriv execs, so the process is still argv[0])."""
     if shutil.which("setpriv") is None:
@@ -129,7 +129,7 @@ def _dies_with_us(argv: list[str]) -> list[str]:
 
 def run_measured(argv: list[str], timeout_s: float, env: dict[str, str] | None = None) -> Finished:
     """Run a generator to completion in its own group; wait4 gives its own CPU time."""
-    argv = _dies_with_us(argv)
+    argv = dies_with_us(argv)
     started = time.perf_counter()
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
