@@ -73,6 +73,36 @@ def test_a_suite_file_with_a_typo_names_it(tmp_path, text, message):
         suites.load("typo", tmp_path, {}, {})
 
 
+def _fill(path) -> None:
+    """Write until the device is full (unbuffered: a buffered file would raise at close)."""
+    import os
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    except OSError as err:
+        if err.errno == 28:
+            return  # not even an inode left: full already
+        raise
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError as err:
+        if err.errno != 28:
+            raise
+    finally:
+        os.close(fd)
+
+
+def _nothing_fits(path) -> bool:
+    import os
+
+    try:
+        _fill(path)
+        return os.path.getsize(path) == 0 if os.path.exists(path) else True
+    except OSError:
+        return False
+
+
 @pytest.fixture
 def full_disk(tmp_path):
     """A 1 MiB tmpfs filled to the last byte (root only: mount needs CAP_SYS_ADMIN)."""
@@ -85,13 +115,8 @@ def full_disk(tmp_path):
     mount.mkdir()
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
     try:
-        with open(mount / "filler", "wb") as f:
-            try:
-                while True:
-                    f.write(b"\0" * 4096)
-                    f.flush()
-            except OSError:
-                pass
+        _fill(mount / "filler")
+        assert _nothing_fits(mount / "probe")  # the fixture's own check
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)

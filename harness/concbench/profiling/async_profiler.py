@@ -76,15 +76,18 @@ class AsyncProfiler:
             return f"start,event={self.mode},interval={INTERVAL[self.mode]},file={log}"
         return f"stop,collapsed,file={self.folded}"
 
-    def launch_env(self, env: dict[str, str]) -> dict[str, str]:
+    def launch(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """For a batch run: the agent starts with the JVM and writes the profile at exit."""
         self.folder.mkdir(parents=True, exist_ok=True)
         agent = (f"-agentpath:{library()}=start,event={self.mode},interval={INTERVAL[self.mode]},"
                  f"collapsed,file={self.folded}")
-        return {**env, "JAVA_TOOL_OPTIONS": f"{env.get('JAVA_TOOL_OPTIONS', '')} {agent}".strip()}
+        options = f"{env.get('JAVA_TOOL_OPTIONS', '')} {agent}".strip()
+        return argv, {**env, "JAVA_TOOL_OPTIONS": options}
 
     def _agent(self, pid: int, options: str) -> None:
-        argv = [str(self.jcmd), str(pid), "JVMTI.agent_load", str(library()), options]
+        # jcmd parses its arguments as `key=value` options: unquoted, "start,event=cpu" reaches
+        # the agent as an empty string ("event must not be empty", return code 100)
+        argv = [str(self.jcmd), str(pid), "JVMTI.agent_load", str(library()), f'"{options}"']
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=JCMD_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as err:

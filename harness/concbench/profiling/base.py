@@ -22,8 +22,12 @@ class Profiler(Protocol):
     def missing(self) -> str | None:
         """None when it can run here; else what to install."""
 
+    def launch(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """A batch run: the command line and environment that start the contender profiled
+        from its first instruction (then stop() collects what it wrote)."""
+
     def start(self, pid: int) -> None:
-        """Begin sampling the process (and its threads)."""
+        """A server: begin sampling the running process (and its threads)."""
 
     def stop(self) -> dict[str, Any]:
         """End sampling; render; {profiler, mode, flamegraph, folded, samples}."""

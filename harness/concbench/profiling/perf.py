@@ -26,6 +26,7 @@ class PerfProfiler:
         self.folder, self.stem = folder, stem
         self.data = folder / f"{stem}.perf.data"
         self._proc: subprocess.Popen | None = None
+        self._launched = False
 
     def missing(self) -> str | None:
         for tool in ("perf", "inferno-collapse-perf", "inferno-flamegraph"):
@@ -34,10 +35,19 @@ class PerfProfiler:
                 return problem
         return None
 
-    def start(self, pid: int) -> None:
+    def _record(self, *target: str) -> list[str]:
         self.folder.mkdir(parents=True, exist_ok=True)
-        argv = [str(tools.path("perf")), "record", "-F", str(FREQUENCY_HZ), "-e", "cpu-clock",
-                "-g", "-p", str(pid), "-o", str(self.data), "--quiet"]
+        return [str(tools.path("perf")), "record", "-F", str(FREQUENCY_HZ), "-e", "cpu-clock",
+                "-g", "-o", str(self.data), "--quiet", *target]
+
+    def launch(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """For a batch run: perf starts the contender, so a run shorter than perf's own
+        start-up is still sampled from its first instruction (attaching by pid missed it)."""
+        self._launched = True
+        return self._record("--", *argv), env
+
+    def start(self, pid: int) -> None:
+        argv = self._record("-p", str(pid))
         try:
             self._proc = subprocess.Popen(dies_with_us(argv), stdout=subprocess.DEVNULL,
                                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
@@ -46,6 +56,18 @@ class PerfProfiler:
 
     def stop(self) -> dict[str, Any]:
         """perf ends by itself when its process exits; else SIGINT makes it write its data."""
+        err = self._wait() if not self._launched else ""
+        if not self.data.exists() or self.data.stat().st_size == 0:
+            raise ProfileError(f"perf wrote no data: {err[-300:] or '(perf printed nothing)'}")
+        folded = self.folder / f"{self.stem}.cpu.folded"
+        try:
+            self._fold(folded)
+        finally:
+            self.data.unlink(missing_ok=True)  # tens of MB; the folded stacks hold the profile
+        return summary(self.name, "cpu", folded, self.folder / f"{self.stem}.cpu.svg",
+                       self.folder.parent)
+
+    def _wait(self) -> str:
         if self._proc is None:
             raise ProfileError("perf was not started")
         if self._proc.poll() is None:
@@ -55,15 +77,7 @@ class PerfProfiler:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             raise ProfileError("perf did not stop within 60 s of SIGINT") from None
-        if not self.data.exists():
-            raise ProfileError(f"perf wrote no data: {err.decode(errors='replace')[-300:]}")
-        folded = self.folder / f"{self.stem}.cpu.folded"
-        try:
-            self._fold(folded)
-        finally:
-            self.data.unlink(missing_ok=True)  # tens of MB; the folded stacks hold the profile
-        return summary(self.name, "cpu", folded, self.folder / f"{self.stem}.cpu.svg",
-                       self.folder.parent)
+        return err.decode(errors="replace")
 
     def _fold(self, folded: Path) -> None:
         script = subprocess.Popen([str(tools.path("perf")), "script", "-i", str(self.data)],

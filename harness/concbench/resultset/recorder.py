@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from concbench.errors import UserError
 from concbench.resultset import io
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.resultset.store import Store
@@ -22,13 +23,16 @@ def claim_run_folder(results: Path, name: str) -> tuple[str, Path]:
     """A new run's id and folder, created here so that two runs started in the same second
     (same id) never share a folder: the second gets a -2 suffix, and so on."""
     base = new_run_id(name)
-    results.mkdir(parents=True, exist_ok=True)
     for n in range(1, 1000):
         run_id = base if n == 1 else f"{base}-{n}"
         try:
+            results.mkdir(parents=True, exist_ok=True)
             (results / run_id).mkdir()
         except FileExistsError:
             continue
+        except OSError as err:
+            raise UserError(f"cannot create a results folder in {results}: "
+                            f"{err.strerror or err}") from None
         return run_id, results / run_id
     raise RuntimeError(f"no free results folder for {base} under {results}")
 
@@ -74,4 +78,10 @@ class Recorder:
         self._flush()
 
     def _flush(self) -> None:
-        io.write_atomically(self.results_path, io.to_json(self.doc))
+        """A failed write (a full disk) stops the plan with a message; the file is replaced
+        atomically, so the last complete results.json stays as it was."""
+        try:
+            io.write_atomically(self.results_path, io.to_json(self.doc))
+        except OSError as err:
+            raise UserError(f"cannot write {self.results_path}: {err.strerror or err} "
+                            "(the last complete version of it is kept)") from None

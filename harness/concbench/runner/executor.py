@@ -8,7 +8,6 @@ member of the group survives. Resource usage comes from wait4(2), the same rusag
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised, not_started
 
@@ -16,17 +15,14 @@ __all__ = ["KILL_GRACE_S", "ProcessOutcome", "execute"]
 
 
 def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-            rss_limit: int | None = None,
-            on_start: Callable[[int], None] | None = None) -> ProcessOutcome:
-    """Run argv to completion and report what happened; on_start(pid) once it runs."""
+            rss_limit: int | None = None) -> ProcessOutcome:
+    """Run argv to completion and report what happened."""
     proc = Supervised(argv, cwd, env, rss_limit)
     try:
         proc.start()
     except OSError as err:
         return not_started(argv, err)
     try:
-        if on_start is not None:
-            on_start(proc.pid)
         if not proc.wait(timeout_s):
             proc.time_out()
     finally:

@@ -91,27 +91,18 @@ def contender_head(contender: Contender, tools: ToolEnv) -> list[str]:
 
 
 class _Profiling:
-    """A profiler around one batch run: started with the process (a JVM agent through its
-    environment, perf by pid), stopped after it; its failures become run warnings."""
+    """A profiler around one batch run: it launches the contender (perf as its parent, a JVM
+    agent through its environment) and collects after it; its failures become run warnings."""
 
     def __init__(self, profiler: Profiler | None):
         self.profiler = profiler
         self.notes: list[str] = []
 
-    def env(self, env: dict[str, str]) -> dict[str, str]:
-        launch_env = getattr(self.profiler, "launch_env", None)
-        return launch_env(env) if launch_env else env
-
-    def on_start(self, pid: int) -> None:
-        if self.profiler is None or hasattr(self.profiler, "launch_env"):
-            return
-        try:
-            self.profiler.start(pid)
-        except ProfileError as err:
-            self.notes.append(f"no profile: {err}")
+    def launch(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        return self.profiler.launch(argv, env) if self.profiler else (argv, env)
 
     def finish(self) -> tuple[dict[str, Any], ...]:
-        if self.profiler is None or self.notes:
+        if self.profiler is None:
             return ()
         try:
             return (self.profiler.stop(),)
@@ -123,9 +114,8 @@ class _Profiling:
 def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
     profiling = _Profiling(req.profiler)
-    env = profiling.env({**os.environ, **req.tools.env})
-    out = execute(req.argv(), req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit,
-                  on_start=profiling.on_start)
+    argv, env = profiling.launch(req.argv(), {**os.environ, **req.tools.env})
+    out = execute(argv, req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
     profiles = profiling.finish()
     iterations, problems = parse_iterations(out.messages)
     status, reason = classify(req, out, iterations, problems)
