@@ -27,9 +27,14 @@
 #include <unistd.h>
 
 #define MAX_PROCS 256
-/* Tree membership is re-read at tick 100 (1 s), then every 500: a /proc scan costs more
-   than many ticks, and contenders rarely fork after start-up. */
+/* Tree membership is re-read at ticks 5, 20, 50 and 100 (when a launcher's children
+   appear), then every 500: a /proc scan costs more than many ticks, and contenders rarely
+   fork after start-up. */
 #define REFRESH_TICKS 500
+static int refresh_due(long tick) {
+    return tick == 5 || tick == 20 || tick == 50 || tick == 100
+        || (tick > 0 && tick % REFRESH_TICKS == 0);
+}
 /* CPU times come from stat, whose cost grows with the thread count (it sums over every
    thread: ~6 ms at 20 000 threads). They are read every 10th tick, or less often so that
    they cost at most CPU_BUDGET_NS per tick on average. */
@@ -171,7 +176,7 @@ int main(int argc, char **argv) {
     for (long tick = 0; !stop_requested; tick++) {
         int read_cpu = tick >= next_cpu_tick;
         long cpu_started = read_cpu ? thread_cpu_ns() : 0;
-        if (tick == 100 || (tick > 0 && tick % REFRESH_TICKS == 0)) refresh_tree();
+        if (refresh_due(tick)) refresh_tree();
         long rss_kb = 0, threads = 0, ticks = 0, alive = 0, hwm = -1;
         for (int i = 0; i < nprocs; i++) {
             proc_t *pr = &procs[i];

@@ -18,6 +18,13 @@ import psutil
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 TREE_REFRESH_S = 1.0
+EARLY_REFRESHES_S = (0.05, 0.2, 0.5)
+"""Tree membership is re-read often in the first second, when a contender's children (a
+launcher's JVM, a pool of workers) appear, then every TREE_REFRESH_S."""
+
+
+def next_refresh_after(now: float) -> float:
+    return next((t for t in EARLY_REFRESHES_S if t > now), now + TREE_REFRESH_S)
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,7 @@ class TreeSampler(threading.Thread):
             now = time.perf_counter() - self._t0
             if now >= next_refresh:
                 self._refresh_tree()
-                next_refresh = now + TREE_REFRESH_S
+                next_refresh = next_refresh_after(now)
             if self.snapshot() is None:
                 break
             tick += 1
