@@ -70,9 +70,21 @@ def _strings(raw: Any, where: str) -> tuple[str, ...]:
 
 
 _BOUND_KEYS = {"sequential": bool, "request-threads": (int, str), "async-threads": (int, str),
-               "async-waits": list, "async-downstream": list}
+               "async-pool": dict, "async-waits": list, "async-downstream": list}
+_POOL_KEYS = {"core", "max", "queue", "rejected"}
 _BOUND_LISTS = {"async-waits": ("base", "detail", "extra"),
                 "async-downstream": ("inproc", "http")}
+
+
+def _pool_shape(raw: Any, where: str) -> None:
+    """{core, max, queue: integers, rejected: "caller-runs" | "abort"}: a ThreadPoolExecutor."""
+    ok = (isinstance(raw, dict) and set(raw) == _POOL_KEYS
+          and all(isinstance(raw[k], int) and not isinstance(raw[k], bool) and raw[k] >= 0
+                  for k in ("core", "max", "queue"))
+          and raw["core"] <= raw["max"] and raw["rejected"] in ("caller-runs", "abort"))
+    if not ok:
+        raise UserError(f"{where} must be {{ core = N, max = N, queue = N, rejected = "
+                        '"caller-runs" | "abort" } with core <= max')
 
 
 def _bounds(raw: Any, where: str) -> dict[str, Any]:
@@ -81,6 +93,9 @@ def _bounds(raw: Any, where: str) -> dict[str, Any]:
     for key, value in raw.items():
         if key not in _BOUND_KEYS:
             raise UserError(f"{where}: unknown key {key!r}; known: {', '.join(_BOUND_KEYS)}")
+        if key == "async-pool":
+            _pool_shape(value, f"{where}.{key}")
+            continue
         if key in _BOUND_LISTS:
             if not isinstance(value, list) or not set(value) <= set(_BOUND_LISTS[key]):
                 raise UserError(f"{where}.{key} must be a list of "

@@ -38,7 +38,7 @@ def ceilings(floor_ms: float, connections: int, p: Params, bounds: Bounds) -> li
                              f"{bounds.request_threads} request threads ÷ {floor_ms:g} ms each"))
     held_ms = bounds.async_hold_ms
     if bounds.async_threads and held_ms > 0:
+        threads = bounds.async_why or f"{bounds.async_threads} async threads"
         found.append(Ceiling("async pool", bounds.async_threads / (held_ms / 1000.0),
-                             f"{bounds.async_threads} async threads ÷ {held_ms:g} ms of "
-                             "pool-thread waits per request"))
+                             f"{threads} ÷ {held_ms:g} ms of pool-thread waits per request"))
     return sorted(found, key=lambda c: c.requests_per_s)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from concbench.workloads import thread_pool
 from concbench.workloads.base import Param, Params
 
 LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "threads", "keepalive", "rate",
@@ -56,6 +57,8 @@ class Bounds:
     """A pool that runs downstream calls, each holding one of its threads for its wait."""
     async_hold_ms: float = 0.0
     """Pool thread-milliseconds one request holds (the waits that run on the async pool)."""
+    async_why: str = ""
+    """How async_threads follows from the pool's shape, when it was derived from one."""
 
 
 @dataclass(frozen=True)
@@ -91,15 +94,23 @@ def resolve_bounds(raw: Mapping[str, object], params: Params) -> Bounds:
             return int(params["pool-size"]) if "pool-size" in params else None
         return int(value) if isinstance(value, int) else None
 
-    async_threads = threads("async-threads")
+    async_threads, why = threads("async-threads"), ""
+    request_threads = threads("request-threads")
+    waits = raw.get("async-waits", DEFAULT_ASYNC_WAITS)
+    pool = raw.get("async-pool")
+    if isinstance(pool, Mapping):
+        connections = int(params.get("connections", 0))  # type: ignore[arg-type]
+        in_flight = min(connections, request_threads) if request_threads else connections
+        shape = thread_pool.PoolShape(int(pool["core"]), int(pool["max"]), int(pool["queue"]),
+                                      pool.get("rejected") == "caller-runs")
+        async_threads, why = thread_pool.width(shape, in_flight, len(waits))  # type: ignore[arg-type]
     modes = raw.get("async-downstream", ("inproc", "http"))
     if params.get("downstream") not in modes:  # e.g. non-blocking HTTP calls hold no thread
         async_threads = None
-    waits = raw.get("async-waits", DEFAULT_ASYNC_WAITS)
     hold = sum(float(params.get(f"{w}-ms", 0)) for w in waits)  # type: ignore[union-attr]
     return Bounds(sequential=bool(raw.get("sequential", False)),
-                  request_threads=threads("request-threads"), async_threads=async_threads,
-                  async_hold_ms=hold)
+                  request_threads=request_threads, async_threads=async_threads,
+                  async_hold_ms=hold, async_why=why)
 
 
 def header_problems(resp: Response, content_type: str, length: int | None) -> list[str]:
