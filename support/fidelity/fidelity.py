@@ -46,8 +46,13 @@ def start_server(argv: list[str], cpus: str) -> tuple[subprocess.Popen, int]:
     proc = subprocess.Popen(["taskset", "-c", cpus, *argv, f"--port={port}"],
                             stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()  # the contract's {"type":"ready","port":P}
-    if json.loads(line).get("type") != "ready":
-        raise SystemExit(f"server did not say ready: {line!r}")
+    try:
+        ready = json.loads(line).get("type") == "ready"
+    except (json.JSONDecodeError, AttributeError):
+        ready = False
+    if not ready:
+        proc.kill()
+        raise SystemExit(f"server did not say ready (its stderr is above): {line!r}")
     return proc, port
 
 
