@@ -66,8 +66,9 @@ def plain_wrk(url: str, cpus: str, threads: int, conns: int, seconds: int) -> tu
     return rps, float(value) * UNITS_MS[unit]
 
 
-def concbench_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tuple[float, float]:
-    """The measured window as runner.server_run runs it: sampler, window, generator."""
+def concbench_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tuple[float, float, float]:
+    """The measured window as runner.server_run runs it: sampler, window, generator.
+    Also the sampler's own CPU seconds over the window: what observing costs."""
     started = time.perf_counter()
     sampler = native_sampler.make_sampler(native_sampler.binary(), pid, started, None)
     window = Window(pid, started, server_cpus)
@@ -77,7 +78,7 @@ def concbench_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tu
     window.end()
     sampler.stop()
     window.measures(sampler.samples)
-    return result.requests_per_s, result.latency_ms["p99"]
+    return result.requests_per_s, result.latency_ms["p99"], sampler.cpu_cost_s
 
 
 def geo_interval(ratios: list[float]) -> tuple[float, float, float]:
@@ -119,6 +120,9 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+    costs = [a_[2] for a_, _ in rows]
+    print(f"observer: the native sampler used a median {statistics.median(costs):.3f} CPU-s per "
+          f"{a.seconds} s window (max {max(costs):.3f})")
     for name, k in (("requests/s", 0), ("p99", 1)):
         g, lo, hi = geo_interval([a_[k] / b_[k] for a_, b_ in rows])
         print(f"{name}: concbench median {statistics.median(a_[k] for a_, _ in rows):,.2f}, "
