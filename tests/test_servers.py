@@ -158,3 +158,29 @@ def test_too_many_connections_for_the_fd_limit_is_bad_input(fake_bench):
                      "--param", f"connections={hard}")
     assert res.code == 2 and "Traceback" not in res.stderr
     assert f"this machine allows {hard}" in res.stderr
+
+
+def test_a_steady_warm_up_is_recorded_window_by_window(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
+                     "connections=8", "--param", "duration-s=1", "--param", "warmup-s=8",
+                     "--param", "warmup-window-s=1", "--param", "warmup-steady-pct=100",
+                     "--runs", "1")
+    assert res.code == 0, res.stderr
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "ok", cell["reason"]
+    warmup = cell["runs"][0]["server"]["warmup"]
+    assert warmup["mode"] == "steady" and warmup["settled"] is True
+    assert len(warmup["windows"]) == 4 and warmup["seconds"] == 4, "four windows, then steady"
+    assert all(w["requests_per_s"] > 0 and w["jit_cpu_s"] is None for w in warmup["windows"])
+    assert cell["stats"]["warmup_s"]["median"] == 4 and "warm-up" in res.stdout
+
+
+def test_a_warm_up_that_cannot_settle_in_its_cap_warns(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
+                     "connections=8", "--param", "duration-s=1", "--param", "warmup-s=2",
+                     "--param", "warmup-window-s=1", "--runs", "1")
+    assert res.code == 0, res.stderr
+    cell = _cell(fake_bench.last())
+    assert cell["status"] == "ok"
+    assert cell["runs"][0]["server"]["warmup"]["settled"] is False
+    assert any("did not settle within 2 s" in w for w in cell["warnings"]), cell["warnings"]

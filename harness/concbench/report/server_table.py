@@ -59,7 +59,7 @@ def versus_header(group: list[CellResult]) -> str:
 
 
 HEADERS = ("requests/s", "95% CI", "p50", "p99", "p99.9", "max", "errors", "server CPU",
-           "server RSS", "threads", "gen CPU", "start-up", "n")
+           "server RSS", "threads", "gen CPU", "start-up", "warm-up", "n")
 
 
 def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
@@ -75,4 +75,5 @@ def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
             units.size(_median(cell, "server_peak_rss_bytes")),
             units.count(_median(cell, "server_peak_threads")),
             _pct(_median(cell, "generator_cpu_percent")),
-            units.seconds(_median(cell, "startup_s")), str(n))
+            units.seconds(_median(cell, "startup_s")), units.seconds(_median(cell, "warmup_s")),
+            str(n))

@@ -28,6 +28,7 @@ from concbench.runner.measure import contender_head, write_samples
 from concbench.runner.placement import Placement
 from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised, not_started
 from concbench.runner.server_window import Window
+from concbench.runner.warmup import WarmupOutcome, WarmupPolicy, warm_up
 from concbench.toolchains import ToolEnv
 from concbench.workloads import WorkloadSpec
 from concbench.workloads.server import Bounds, resolve_bounds
@@ -88,6 +89,12 @@ def _last_line(text: str) -> str:
     return lines[-1][:300] if lines else "(no stderr)"
 
 
+class _WarmupFailed(Exception):
+    def __init__(self, failure: Failure):
+        super().__init__(failure[1])
+        self.failure = failure
+
+
 class _ServerRun:
     """The state of one run while its phases go by."""
 
@@ -97,7 +104,7 @@ class _ServerRun:
         self.ready: dict[str, Any] | None = None
         self.ready_s: float | None = None
         self.verification: list[dict[str, Any]] = []
-        self.warmup: LoadResult | None = None
+        self.warmup: WarmupOutcome | None = None
         self.load: LoadResult | None = None
         self.window: Window | None = None
         self.backend_window: Window | None = None
@@ -247,11 +254,29 @@ class _ServerRun:
         if failure:
             return failure
         if self.req.params["warmup-s"] > 0:
-            self.warmup, failure = self.run_load(proc, port, self.req.params["warmup-s"], "warm-up")
+            failure = self.warm_up(proc, port)
             if failure:
                 return failure
             self.settle(port)
         return self.measured_load(proc, port, backend)
+
+    def warm_up(self, proc: Supervised, port: int) -> Failure | None:
+        """Warm-up windows until the server is steady (or for a fixed time): runner.warmup."""
+
+        def load(seconds: float) -> LoadResult:
+            result, failure = self.run_load(proc, port, seconds, "warm-up")
+            if failure or result is None:
+                raise _WarmupFailed(failure or ("crash", "warm-up load gave no result"))
+            return result
+
+        try:
+            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.pid, load)
+        except _WarmupFailed as failed:
+            return failed.failure
+        warning = self.warmup.warning()
+        if warning:
+            self.warnings.append(warning)
+        return None
 
     def settle(self, port: int) -> None:
         """Wait until requests queued by the warm-up load have drained (a probe answers near
@@ -354,7 +379,8 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
         "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},
         "window": window.measures(out.samples).to_dict() if window else None,
-        "warmup_load": _brief(run.warmup), "settle_s": run.settle_s, "command": argv,
+        "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
+        "command": argv,
     }
     backend = None
     if backend_out is not None:
@@ -365,8 +391,6 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
             backend["window"] = run.backend_window.measures(backend_out.samples).to_dict()
             backend["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
     load = run.load.to_dict() if run.load else None
-    if load is not None:
-        load["warmup"] = _brief(run.warmup)
     return RunResult(
         status=status, reason=reason, wall_s=out.wall_s, startup_s=run.ready_s,
         peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
@@ -379,9 +403,3 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
         server=server, backend=backend, warnings=tuple(run.warnings),
         profiles=tuple(run.profiles))
 
-
-def _brief(load: LoadResult | None) -> dict[str, Any] | None:
-    if load is None:
-        return None
-    return {"duration_s": load.duration_s, "requests_per_s": load.requests_per_s,
-            "errors_total": load.errors_total, "p99_ms": load.latency_ms.get("p99")}

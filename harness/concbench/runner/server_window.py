@@ -32,6 +32,10 @@ def _tree(pid: int) -> list[psutil.Process]:
         return []
 
 
+def tree_pids(pid: int) -> list[int]:
+    return [p.pid for p in _tree(pid)]
+
+
 def tree_cpu_s(pid: int) -> float:
     total = 0.0
     for proc in _tree(pid):
@@ -117,7 +121,7 @@ class Window:
         self._poller.start()
 
     def _poll_fds(self) -> None:
-        pids = [p.pid for p in _tree(self._pid)]
+        pids = tree_pids(self._pid)
         while not self._stop.is_set():
             self.peak_fds = max(self.peak_fds, tree_fds(pids))
             self._stop.wait(FD_POLL_S)

@@ -44,6 +44,7 @@ PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "server_ctx_voluntary": lambda r: _get(r.server, "window", "ctx_voluntary"),
     "server_ctx_involuntary": lambda r: _get(r.server, "window", "ctx_involuntary"),
     "startup_s": lambda r: r.startup_s,
+    "warmup_s": lambda r: _get(r.server, "warmup", "seconds"),
     "backend_cpu_percent": lambda r: _get(r.backend, "window", "cpu_percent"),
     "backend_peak_rss_bytes": lambda r: _get(r.backend, "window", "peak_rss_bytes"),
     "peak_rss_bytes": lambda r: r.peak_rss_bytes,

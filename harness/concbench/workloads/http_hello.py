@@ -19,14 +19,16 @@ SPEC = WorkloadSpec(
     name="http-hello",
     summary="server: GET /hello → 200 text/plain, a 200-byte body, under C connections",
     params=(
-        *load_params(connections=256, warmup_s=5),
+        # Warm by default: up to 60 s of load, ended as soon as the rate stops climbing and the
+        # JIT is quiet (runner.warmup): 4 windows (20 s) for a native server.
+        *load_params(connections=256, warmup_s=60, steady_pct=5),
         Param("pool-size", 200, "threads of the fixed pool (pooled styles only)", 1, 30_000),
     ),
     expected=lambda p: {},
     ideal_s=lambda p, pooled: None,
     throughput_unit="requests",
     units_per_iteration=lambda p: 1,
-    verify_params=({"connections": 16, "duration-s": 1, "warmup-s": 1},
+    verify_params=({"connections": 16, "duration-s": 1, "warmup-s": 1, "warmup-steady-pct": 0},
                    {"connections": 16, "duration-s": 1, "warmup-s": 0, "keepalive": "false"}),
     pool_param=None,
     server=ServerSpec(contender_params=("pool-size",), path=lambda _id: "/hello",

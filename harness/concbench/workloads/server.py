@@ -13,17 +13,24 @@ from typing import Callable, Mapping
 from concbench.workloads import thread_pool
 from concbench.workloads.base import Param, Params
 
-LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "threads", "keepalive", "rate",
-                    "loadgen")
+LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "warmup-window-s",
+                    "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen")
 
 
-def load_params(connections: int, warmup_s: int) -> tuple[Param, ...]:
+def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param, ...]:
     """The load generator's parameters, with this workload's defaults."""
     return (
         Param("connections", connections, "concurrent connections the generator keeps open "
               "(capped by the open-file limit per process)", 1, 1_000_000),
         Param("duration-s", 10, "seconds of measured load", 1, 3600),
-        Param("warmup-s", warmup_s, "seconds of unmeasured load first (JIT warm-up)", 0, 3600),
+        Param("warmup-s", warmup_s, "seconds of unmeasured load first (JIT warm-up): the most "
+              "it may last when warmup-steady-pct > 0, all of it when 0", 0, 3600),
+        Param("warmup-window-s", 5, "length of one warm-up window (the steadiness check runs "
+              "after each)", 1, 600),
+        Param("warmup-steady-pct", steady_pct, "the warm-up ends once the rate stops climbing "
+              "(the best of the last 2 windows at most this many % above the best of the 2 before) and "
+              "the JIT compiler threads are quiet (0 = a fixed warm-up of warmup-s, as the "
+              "seeds did)", 0, 100),
         Param("threads", 0, "load generator threads (0 = one per client CPU, at most "
               "connections)", 0, 256),
         Param("keepalive", "true", "false: a new TCP connection per request "

@@ -1,0 +1,91 @@
+"""The warm-up rule (runner.warmup): fixed, or windows until the rate stops climbing and the
+JIT compiler threads are quiet, capped, each window recorded."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from concbench.runner.loadgen import LoadResult
+from concbench.runner.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
+                                     jit_cpu_s, warm_up)
+
+JAVA = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
+
+
+def _window(rate: float, jit: float | None = None, cpu: float = 1.0) -> WarmupWindow:
+    return WarmupWindow(duration_s=5, requests_per_s=rate, p99_ms=1.0, errors_total=0,
+                        server_cpu_s=cpu, jit_cpu_s=jit)
+
+
+def _load(rate: float) -> LoadResult:
+    return LoadResult(generator="fake", requests=int(rate), ok_requests=int(rate), duration_s=1,
+                      requests_per_s=rate, latency_ms={"p99": 1.0}, percentiles=[], errors={},
+                      cpu_s=0.1, wall_s=1, cpus=(), command=[], corrected=False)
+
+
+def test_a_climbing_rate_is_not_steady_and_a_flat_noisy_one_is():
+    climbing = [_window(r) for r in (2_500, 3_400, 5_200, 9_700)]
+    assert not is_steady(climbing, 5)
+    noisy = [_window(r) for r in (22_100, 19_800, 19_200, 20_200)]
+    assert is_steady(noisy, 5)
+    assert not is_steady(noisy[:3], 5), "fewer than four windows is never steady"
+
+
+def test_a_busy_jit_keeps_the_warm_up_going_even_on_a_flat_rate():
+    flat = [_window(16_000) for _ in range(3)]
+    assert not is_steady([*flat, _window(16_000, jit=0.2)], 5)
+    assert is_steady([*flat, _window(16_000, jit=JIT_QUIET_SHARE / 2)], 5)
+
+
+def test_warm_up_stops_when_steady_and_records_every_window():
+    rates = iter([1_000, 2_000, 4_000, 8_000, 8_100, 7_900, 8_000, 8_050, 8_000])
+    calls: list[float] = []
+
+    def load(seconds: float) -> LoadResult:
+        calls.append(seconds)
+        return _load(next(rates))
+
+    out = warm_up(WarmupPolicy(cap_s=60, window_s=5, steady_pct=5), os.getpid(), load)
+    assert out.settled is True and out.warning() is None
+    assert [w.requests_per_s for w in out.windows] == [1_000, 2_000, 4_000, 8_000, 8_100, 7_900]
+    assert calls == [5] * 6 and out.seconds == 30
+    assert out.to_dict()["mode"] == "steady" and len(out.to_dict()["windows"]) == 6
+
+
+def test_warm_up_that_never_settles_stops_at_the_cap_with_a_warning():
+    rates = iter(range(1_000, 100_000, 1_000))
+    out = warm_up(WarmupPolicy(cap_s=12, window_s=5, steady_pct=5), os.getpid(),
+                  lambda s: _load(next(rates)))
+    assert out.settled is False
+    assert [w.duration_s for w in out.windows] == [5, 5, 2], "the last window fits the cap"
+    assert "did not settle within 12 s" in (out.warning() or "")
+
+
+def test_a_fixed_warm_up_is_one_window_of_warmup_s():
+    out = warm_up(WarmupPolicy(cap_s=7, window_s=5, steady_pct=0), os.getpid(),
+                  lambda s: _load(100))
+    assert out.settled is None and [w.duration_s for w in out.windows] == [7]
+    assert out.warning() is None and out.to_dict()["mode"] == "fixed"
+
+
+def test_jit_threads_are_found_in_a_jvm_and_not_in_python(tmp_path):
+    assert jit_cpu_s(os.getpid()) is None
+    if not JAVA.exists():
+        pytest.skip(f"{JAVA} is not installed (the JVM contenders' JDK)")
+    src = tmp_path / "Spin.java"
+    src.write_text("public class Spin { public static void main(String[] a) throws Exception {"
+                   " long s = 0; for (int i = 0; i < 50_000_000; i++) s += i % 7;"
+                   " System.out.println(s); Thread.sleep(20_000); } }")
+    proc = subprocess.Popen([str(JAVA), str(src)], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()  # the loop ran, so the JIT has compiled it
+        found = jit_cpu_s(proc.pid)
+        assert found is not None and found > 0
+    finally:
+        proc.kill()
+        proc.wait()
