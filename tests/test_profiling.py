@@ -71,18 +71,45 @@ def _check_graph(real_bench, profile: dict) -> None:
 
 def test_perf_flame_graph_of_a_go_batch_run(real_bench):
     _needs_root_and_perf()
-    (profile,) = _profiled(real_bench, "sleep-tasks", "--contender", "go", "--param",
-                           "tasks=200", "--param", "sleep-ms=1", "--param", "cpu-iters=200000")
+    profile, pprof = _profiled(real_bench, "sleep-tasks", "--contender", "go", "--param",
+                               "tasks=200", "--param", "sleep-ms=1", "--param",
+                               "cpu-iters=2000000")
     assert profile["profiler"] == "perf" and profile["mode"] == "cpu"
     _check_graph(real_bench, profile)
-    folded = (real_bench.root / "results" / real_bench.last()["run_id"] /
-              profile["folded"]).read_text()
-    assert "main." in folded  # Go symbols resolved by perf
+    folder = real_bench.root / "results" / real_bench.last()["run_id"]
+    assert "main." in (folder / profile["folded"]).read_text()  # Go symbols resolved by perf
+    assert pprof["profiler"] == "go-pprof"  # the runtime's own profile beside perf's
+    _check_graph(real_bench, pprof)
+    assert "main." in (folder / pprof["folded"]).read_text()
+    assert (folder / pprof["pprof"]).stat().st_size > 0
+
+
+def test_go_pprof_traces_fold_root_first_in_10_ms_samples():
+    from concbench.profiling.go_pprof import fold_traces
+
+    text = """File: concbench-go
+Type: cpu
+-----------+-------------------------------------------------------
+      30ms   main.spin
+             main.task.func1
+             runtime.goexit
+-----------+-------------------------------------------------------
+      10ms   runtime.futex
+             runtime.goexit
+-----------+-------------------------------------------------------
+      20ms   main.spin
+             main.task.func1
+             runtime.goexit
+-----------+-------------------------------------------------------
+"""
+    assert fold_traces(text) == {"runtime.goexit;main.task.func1;main.spin": 5,
+                                 "runtime.goexit;runtime.futex": 1}
 
 
 def test_async_profiler_cpu_and_wall_of_a_jvm_server_window(real_bench):
     profiles = _profiled(real_bench, "http-hello", "--contender", "java-virtual", "--param",
-                         "connections=16", "--param", "duration-s=2", "--param", "warmup-s=1")
+                         "connections=16", "--param", "duration-s=2", "--param", "warmup-s=1",
+                         "--param", "warmup-steady-pct=0")
     assert [(p["profiler"], p["mode"]) for p in profiles] == [("async-profiler", "cpu"),
                                                               ("async-profiler", "wall")]
     for profile in profiles:

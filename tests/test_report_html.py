@@ -109,3 +109,20 @@ def test_a_contender_keeps_its_colour_whatever_its_position():
     assert charts._color(Series("rust-tokio connections=10", (), "rust-tokio"), 0, colors) \
         == colors["rust-tokio"]
     assert charts._color(Series("go", (), "go"), 2, colors) == colors["go"]
+
+
+def test_runtime_diagnostics_are_shown_per_cell():
+    import dataclasses
+
+    from concbench.stats.summary import summarize
+
+    doc = sample_document()
+    cell = doc.cells[0]
+    cell = dataclasses.replace(cell, stats={**cell.stats,
+                                            "result.go_gc_cycles": summarize([3, 4, 5]),
+                                            "result.jvm_vt_pinned": summarize([0, 0, 0])})
+    page = html.render([(dataclasses.replace(doc, cells=(cell, *doc.cells[1:])), None)])
+    section = page[page.index("<h3>Runtime diagnostics</h3>"):page.index("<h3>Machine</h3>")]
+    assert cell.contender in section
+    assert "GC cycles 4" in section and "VT pinned events 0" in section
+    assert "<h3>Runtime diagnostics</h3>" not in html.render([(sample_document(), None)])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import time
 
@@ -295,3 +296,18 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
             assert store.count_runs(doc["run_id"]) == 6, attempt
         finally:
             store.close()
+
+
+def test_interleaved_runs_go_in_rounds_and_each_round_is_recorded(fake_bench):
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--contender",
+                     "fake-noisy", "--contender", "fake-crash", *SMALL, "--runs", "3",
+                     "--interleave")
+    order = re.findall(r"sleep-tasks · (fake-\w+) · run (\d)/3", res.stdout + res.stderr)
+    assert order == [("fake-good", "1"), ("fake-noisy", "1"), ("fake-crash", "1"),
+                     ("fake-crash", "2"), ("fake-noisy", "2"), ("fake-good", "2"),
+                     ("fake-good", "3"), ("fake-noisy", "3"), ("fake-crash", "3")], order
+    doc = fake_bench.last()
+    assert doc["plan"]["interleave"] is True
+    cells = {c["contender"]: c for c in doc["cells"]}
+    assert [len(c["runs"]) for c in cells.values()] == [3, 3, 3]
+    assert cells["fake-good"]["status"] == "ok" and cells["fake-crash"]["status"] == "crash"

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,18 +48,46 @@ func main() {
 		fmt.Fprintln(os.Stderr, "concbench-go:", err)
 		os.Exit(2)
 	}
-	if err := job(); err != nil {
+	stopProfile, err := startCPUProfile(os.Getenv("CONCBENCH_CPUPROFILE"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "concbench-go:", err)
+		os.Exit(1)
+	}
+	err = job()
+	stopProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "concbench-go:", err)
 		os.Exit(1)
 	}
 }
 
+// startCPUProfile writes the runtime's own pprof CPU profile of the whole run to path
+// (set by the harness's profiler, beside perf's flame graph); "" does nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("CONCBENCH_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("CONCBENCH_CPUPROFILE: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // runBatch runs warmup+iterations iterations and prints one line each.
 func runBatch(run runner, warmup, iterations int) func() error {
 	return func() error {
+		var before, after runtime.MemStats
 		for i := 0; i < warmup+iterations; i++ {
+			runtime.ReadMemStats(&before)
 			elapsed, result := run(i)
-			emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(), result})
+			runtime.ReadMemStats(&after) // outside the timed region, as the result is
+			emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(),
+				withRuntime(result, &before, &after)})
 		}
 		return nil
 	}
@@ -231,4 +261,26 @@ func emit(line any) {
 		fmt.Fprintln(os.Stderr, "concbench-go: writing output:", err)
 		os.Exit(1)
 	}
+}
+
+// withRuntime adds what the runtime did during the iteration to its result
+// (informational keys, docs/contract.md): GC cycles and their stop-the-world
+// pauses, and the goroutines and live heap left after it. The result is
+// re-read with UseNumber, so 64-bit integers stay exact.
+func withRuntime(result any, before, after *runtime.MemStats) any {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return result
+	}
+	fields := map[string]any{}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if dec.Decode(&fields) != nil {
+		return result
+	}
+	fields["go_gc_cycles"] = after.NumGC - before.NumGC
+	fields["go_gc_pause_ms"] = float64(after.PauseTotalNs-before.PauseTotalNs) / 1e6
+	fields["go_goroutines"] = runtime.NumGoroutine()
+	fields["go_heap_mib"] = after.HeapAlloc >> 20
+	return fields
 }

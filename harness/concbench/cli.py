@@ -37,7 +37,8 @@ def _settings(opts: dict[str, Any], runs: int) -> dict[str, Any]:
             "timeout_s": opts["timeout"] or 600.0,
             "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
             "reference": opts["reference"], "server_cpus": opts["server_cpus"],
-            "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"])}
+            "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"]),
+            "interleave": bool(opts["interleave"])}
 
 
 def _check_reference(plan: Plan) -> None:
@@ -71,6 +72,9 @@ _run_options = [
                  "e.g. 0 or 0-1 (default: the lower half of the usable CPUs)"),
     click.option("--client-cpus", metavar="CPUS", help="server workloads: CPUs of the load "
                  "generator and the latency backend (default: the other CPUs)"),
+    click.option("--interleave", is_flag=True, default=None, help="run the cells in rounds "
+                 "(run 1 of every cell, then run 2, …; every other round in reverse order) "
+                 "rather than one cell after the other: for before/after comparisons"),
     click.option("--profile", is_flag=True, default=None, help="after each cell's runs, one "
                  "more run per profiler with a flame graph (perf + inferno; async-profiler CPU "
                  "and wall-clock for JVMs): servers during the measured window"),
@@ -188,7 +192,7 @@ def suite(name: str | None, **opts: Any) -> None:
                      "reference": opts["reference"],
                      "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
                      "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"],
-                     "profile": opts["profile"]}
+                     "profile": opts["profile"], "interleave": opts["interleave"]}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 

@@ -12,7 +12,9 @@ from concbench.manifest import Contender
 def _mark(contender: Contender, workload: str) -> str:
     if workload in contender.workloads:
         return "✓"
-    return "n/a" if workload in contender.not_applicable else "·"
+    if workload in contender.not_applicable or contender.variant_of:
+        return "n/a"
+    return "·"
 
 
 def show(contenders: dict[str, Contender]) -> None:
@@ -27,7 +29,12 @@ def show(contenders: dict[str, Contender]) -> None:
         tools = toolchains.resolve(contender.toolchain.requires)
         available = "[green]available[/]" if not isinstance(tools, str) else f"[yellow]{tools}[/]"
         marks = [_mark(contender, w) for w in workloads.WORKLOADS]
-        table.add_row(contender.name, *marks, available)
+        name = contender.name
+        if contender.variant_of:
+            name += f" [dim](variant of {contender.variant_of})[/]"
+            reasons.append(f"{contender.name}: a variant of {contender.variant_of} for "
+                           f"{', '.join(contender.workloads)} only (runs when named)")
+        table.add_row(name, *marks, available)
         reasons += [f"{contender.name} · {w}: {why}" for w, why in
                     contender.not_applicable.items()]
     ui.out.print(table)

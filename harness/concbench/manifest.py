@@ -44,6 +44,9 @@ class Contender:
     """Servers: what caps the design (docs/contract.md, "Manifest keys for servers")."""
     not_applicable: dict[str, str] = field(default_factory=dict, compare=False)
     """Workload → why this style does not implement it (shown by `concbench list`)."""
+    variant_of: str | None = None
+    """A variant (same build, other flags or arguments) of this contender: run only when named,
+    never picked by "every contender that implements the workload"; its notes extend the base's."""
 
     def is_pooled(self, workload: str) -> bool:
         return workload in self.pooled
@@ -128,26 +131,35 @@ def load_manifest(path: Path) -> list[Contender]:
         outputs=_strings(tc.get("outputs", []), f"{path}: toolchain.outputs"),
         packages=_packages(tc.get("packages", {}), f"{path}: toolchain.packages"),
     )
-    contenders = []
+    contenders: dict[str, Contender] = {}
     for name, entry in doc.get("contenders", {}).items():
         where = f"{path}: contenders.{name}"
         run = _commands([entry.get("run")], f"{where}.run")[0]
-        contenders.append(
-            Contender(
-                name=name,
-                style=str(entry.get("style", "")),
-                toolchain=toolchain,
-                run=run,
-                workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
-                pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
-                notes={str(k): str(v) for k, v in entry.get("notes", {}).items()},
-                ready=_ready(entry.get("ready", "line"), f"{where}.ready"),
-                bounds=_bounds(entry.get("bounds", {}), f"{where}.bounds"),
-                not_applicable=_reasons(entry.get("not_applicable", {}),
-                                        f"{where}.not_applicable"),
-            )
+        base = _variant_base(entry.get("variant_of"), contenders, where)
+        notes = {str(k): str(v) for k, v in entry.get("notes", {}).items()}
+        contenders[name] = Contender(
+            name=name,
+            style=str(entry.get("style", "")),
+            toolchain=toolchain,
+            run=run,
+            workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
+            pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
+            notes={**base.notes, **notes} if base else notes,
+            ready=_ready(entry.get("ready", "line"), f"{where}.ready"),
+            bounds=_bounds(entry.get("bounds", {}), f"{where}.bounds"),
+            not_applicable=_reasons(entry.get("not_applicable", {}), f"{where}.not_applicable"),
+            variant_of=base.name if base else None,
         )
-    return contenders
+    return list(contenders.values())
+
+
+def _variant_base(raw: Any, earlier: dict[str, Contender], where: str) -> Contender | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or raw not in earlier:
+        raise UserError(f"{where}.variant_of = {raw!r}: must name a contender declared earlier "
+                        f"in the same manifest ({', '.join(earlier) or 'none'})")
+    return earlier[raw]
 
 
 def _reasons(raw: Any, where: str) -> dict[str, str]:
@@ -174,12 +186,13 @@ def discover(root: Path) -> dict[str, Contender]:
 
 
 def select(all_contenders: dict[str, Contender], names: list[str], workload: str) -> list[Contender]:
-    """The named contenders (all that implement the workload when none are named)."""
+    """The named contenders (when none are named: all that implement the workload, variants
+    excepted: a variant runs only when asked for by name)."""
     implementing = {n: c for n, c in all_contenders.items() if workload in c.workloads}
     if not names:
         if not implementing:
             raise UserError(f"no contender implements workload {workload}")
-        return list(implementing.values())
+        return [c for c in implementing.values() if c.variant_of is None]
     chosen = []
     for name in names:
         if name not in all_contenders:

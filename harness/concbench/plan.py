@@ -44,6 +44,10 @@ class Settings:
     """Server workloads: CPUs of the load generator (None: the rest)."""
     profile: bool = False
     """After each cell's measured runs, one more run per profiler with a flame graph."""
+    interleave: bool = False
+    """Run in rounds (run 1 of every cell, then run 2, …, every other round in reverse
+    order) instead of cell after cell: a drift of the machine then falls on every cell alike,
+    which is what a before/after comparison needs."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class Plan:
             "timeout_s": s.timeout_s, "mem_limit_bytes": s.rss_limit, "reference": s.reference,
             "server_cpus": s.server_cpus, "client_cpus": s.client_cpus,
             **({"profile": True} if s.profile else {}),
+            **({"interleave": True} if s.interleave else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {})}
                       for c in self.cells],
@@ -126,7 +131,8 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
     settings = Settings(runs=d["runs"], warmup=d["warmup"], iterations=d["iterations"],
                         timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
                         reference=d.get("reference"), server_cpus=d.get("server_cpus"),
-                        client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")))
+                        client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")),
+                        interleave=bool(d.get("interleave")))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

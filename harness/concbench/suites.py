@@ -24,7 +24,7 @@ def describe(path: Path) -> str:
 
 
 SUITE_KEYS = ("description", "runs", "warmup", "iterations", "timeout", "mem_limit", "reference",
-              "cells")
+              "interleave", "cells")
 CELL_KEYS = ("workload", "params", "scan", "contenders", "runs")
 
 
@@ -69,7 +69,7 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
         cells += _entry_cells(entry, contenders, f"{path} cells[{i}]")
     base = {"runs": doc.get("runs", 3), "warmup": doc.get("warmup", 0),
             "iterations": doc.get("iterations", 1), "timeout_s": doc.get("timeout", 600.0),
-            "reference": doc.get("reference"),
+            "reference": doc.get("reference"), "interleave": bool(doc.get("interleave", False)),
             "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
     base.update({k: v for k, v in overrides.items() if v is not None})
     if overrides.get("runs") is not None:  # --runs on the command line wins over every cell's

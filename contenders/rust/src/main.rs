@@ -186,7 +186,12 @@ fn main() {
             let start = Instant::now();
             let outcome = workload.run(index, start).await;
             let elapsed_ns = start.elapsed().as_nanos();
-            let result = outcome.fields(); // outside the timed region
+            let mut result = outcome.fields(); // outside the timed region
+            // Informational keys (docs/contract.md): the runtime's worker threads, and the
+            // tasks still alive after the iteration (0: nothing leaked into the next one).
+            let metrics = tokio::runtime::Handle::current().metrics();
+            result.push(("tokio_workers", Some(metrics.num_workers() as u64)));
+            result.push(("tokio_alive_tasks", Some(metrics.num_alive_tasks() as u64)));
             emit(&iteration_line(index, index < warmup, elapsed_ns, &result));
         }
     });

@@ -33,7 +33,7 @@ def profile_cell(spec: WorkloadSpec, tools: ToolEnv, folder: Path, stem: str,
     base = _unprofiled(spec, runs)
     unit = "requests/s" if spec.server is not None else "s per iteration"
     found = []
-    for profiler in profilers_for(tools, folder, stem):
+    for profiler in profilers_for(tools, folder, stem, server=spec.server is not None):
         entry: dict[str, Any] = {"profiler": profiler.name,
                                  "mode": getattr(profiler, "mode", "cpu")}
         problem = profiler.missing()

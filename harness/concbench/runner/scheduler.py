@@ -1,9 +1,10 @@
-"""Runs a plan cell by cell: build what is needed, run each cell's runs, record each cell."""
+"""Runs a plan cell by cell (or in interleaved rounds): build what is needed, run each cell's
+runs, record each cell."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 from concbench.build import Builder, BuildOutcome
 from concbench.plan import CellPlan, Plan
@@ -14,6 +15,7 @@ from concbench.runner.measure import RunRequest, measure
 from concbench.runner.server_run import ServerRequest, measure_server
 from concbench.runner.server_setup import ServerContext, prepare
 from concbench.stats.cell import aggregate, unavailable
+from concbench.toolchains import ToolEnv
 from concbench.workloads.server import resolve_bounds
 
 
@@ -68,48 +70,113 @@ def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerCo
         dataclasses.replace(sreq, profiler=profiler), path)
 
 
+@dataclasses.dataclass
+class _Cell:
+    """A cell whose runs are under way."""
+
+    index: int
+    cell: CellPlan
+    planned: int
+    argv: list[str]
+    measure_one: Callable[..., RunResult]
+    tools: ToolEnv
+    runs: list[RunResult] = dataclasses.field(default_factory=list)
+    stopped: bool = False
+
+    @property
+    def active(self) -> bool:
+        return not self.stopped and len(self.runs) < self.planned
+
+
 def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
              say=lambda _m: None) -> None:
+    """Cell after cell, or in rounds when the plan interleaves (see Settings.interleave)."""
     done = recorder.done_keys()
-    s = plan.settings
     servers = prepare(plan, builder, say)
     if servers is not None:
         recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
                                                 "versions": servers.versions}})
+    waiting: list[_Cell] = []
     for index, cell in enumerate(plan.cells):
-        runs_planned = plan.runs_of(cell)
         if cell.key in done:
-            observer.cell_skipped(cell, runs_planned)
+            observer.cell_skipped(cell, plan.runs_of(cell))
             continue
-        outcome = builder.ensure(cell.contender.toolchain)
-        recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
-        pooled = cell.contender.is_pooled(cell.spec.name)
-        missing = servers.unavailable_reason(cell.params) if servers and cell.spec.server \
-            else None
-        if not outcome.ok or outcome.tools is None or missing:
-            result = unavailable(cell.spec, cell.contender.name, cell.params, pooled,
-                                 missing or outcome.reason or "unavailable",
-                                 _metadata(plan, cell, None, servers))
-            observer.cell_skipped(cell, runs_planned)
-        else:
-            argv, measure_one = _runner(plan, cell, outcome, servers)
-            runs = []
-            for run_index in range(runs_planned):
-                observer.run_started(cell, run_index, runs_planned)
-                run = measure_one(recorder.samples_path(index, run_index))
-                runs.append(run)
-                observer.run_finished(cell, run)
-                if run.status in STOP_AFTER:  # would only cost the same again, run after run
-                    observer.cell_skipped(cell, runs_planned - run_index - 1)
-                    break
-            metadata = _metadata(plan, cell, argv, servers)
-            if s.profile and any(r.status == "ok" for r in runs):
-                metadata["profiles"] = profile_cell(
-                    cell.spec, outcome.tools, recorder.folder / "profiles", f"cell{index:03d}",
-                    lambda profiler: measure_one(None, profiler), runs, say)
-            result = aggregate(cell.spec, cell.contender.name, cell.params, pooled, runs,
-                               metadata,
-                               resolve_bounds(cell.contender.bounds, cell.params)
-                               if cell.spec.server else None)
+        state = _open(plan, index, cell, builder, recorder, observer, servers)
+        if state is None:
+            continue
+        if plan.settings.interleave:
+            waiting.append(state)
+            continue
+        while state.active:
+            _run_once(state, recorder, observer)
+        _close(plan, state, recorder, observer, servers, say)
+    _interleaved(plan, waiting, recorder, observer, servers, say)
+
+
+def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Recorder,
+          observer: Observer, servers: ServerContext | None) -> _Cell | None:
+    """Build what the cell needs; an unavailable cell is recorded as such (None)."""
+    outcome = builder.ensure(cell.contender.toolchain)
+    recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
+    missing = servers.unavailable_reason(cell.params) if servers and cell.spec.server else None
+    if not outcome.ok or outcome.tools is None or missing:
+        result = unavailable(cell.spec, cell.contender.name, cell.params,
+                             cell.contender.is_pooled(cell.spec.name),
+                             missing or outcome.reason or "unavailable",
+                             _metadata(plan, cell, None, servers))
+        observer.cell_skipped(cell, plan.runs_of(cell))
         recorder.add(result)
         observer.cell_finished(result)
+        return None
+    argv, measure_one = _runner(plan, cell, outcome, servers)
+    return _Cell(index, cell, plan.runs_of(cell), argv, measure_one, outcome.tools)
+
+
+def _run_once(state: _Cell, recorder: Recorder, observer: Observer) -> None:
+    run_index = len(state.runs)
+    observer.run_started(state.cell, run_index, state.planned)
+    run = state.measure_one(recorder.samples_path(state.index, run_index))
+    state.runs.append(run)
+    observer.run_finished(state.cell, run)
+    if run.status in STOP_AFTER:  # would only cost the same again, run after run
+        state.stopped = True
+        observer.cell_skipped(state.cell, state.planned - run_index - 1)
+
+
+def _interleaved(plan: Plan, cells: list[_Cell], recorder: Recorder, observer: Observer,
+                 servers: ServerContext | None, say) -> None:
+    """Round r runs every active cell once, forwards in even rounds and backwards in odd
+    ones (A B, B A, …); after each run its cell is recorded as it stands, so a kill keeps
+    every run done so far."""
+    for round_index in range(max((c.planned for c in cells), default=0)):
+        for state in cells if round_index % 2 == 0 else reversed(cells):
+            if state.active:
+                _run_once(state, recorder, observer)
+                recorder.add(_result(plan, state, servers))
+    for state in cells:
+        _close(plan, state, recorder, observer, servers, say)
+
+
+def _close(plan: Plan, state: _Cell, recorder: Recorder, observer: Observer,
+           servers: ServerContext | None, say) -> None:
+    """Profiles (if asked), then the cell's statistics, recorded."""
+    profiles = None
+    if plan.settings.profile and any(r.status == "ok" for r in state.runs):
+        profiles = profile_cell(
+            state.cell.spec, state.tools, recorder.folder / "profiles", f"cell{state.index:03d}",
+            lambda profiler: state.measure_one(None, profiler), state.runs, say)
+    result = _result(plan, state, servers, profiles)
+    recorder.add(result)
+    observer.cell_finished(result)
+
+
+def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
+            profiles: list[dict[str, Any]] | None = None) -> CellResult:
+    cell = state.cell
+    metadata = _metadata(plan, cell, state.argv, servers)
+    if profiles is not None:
+        metadata["profiles"] = profiles
+    return aggregate(cell.spec, cell.contender.name, cell.params,
+                     cell.contender.is_pooled(cell.spec.name), state.runs, metadata,
+                     resolve_bounds(cell.contender.bounds, cell.params)
+                     if cell.spec.server else None)

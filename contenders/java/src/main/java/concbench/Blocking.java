@@ -73,13 +73,15 @@ final class Blocking {
         return (index, start, out) -> {
             AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
             List<Future<Long>> futures = new ArrayList<>(tasks);
-            for (int i = 0; i < tasks; i++)
+            for (int i = 0; i < tasks; i++) {
+                Object lock = new Object(); // the task's own monitor, used only by Pitfall.SYNCHRONIZED
                 futures.add(exec.submit(() -> {
-                    Thread.sleep(sleepMs);
+                    Pitfall.sleep(sleepMs, lock); // Thread.sleep, unless a pitfall variant says otherwise
                     long s = Work.cpu(cpuIters);
                     finished.incrementAndGet();
                     return s;
                 }));
+            }
             long sum = 0;
             for (Future<Long> fu : futures) sum += fu.get();
             return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));

@@ -1,6 +1,7 @@
 package concbench;
 
 import java.lang.management.ManagementFactory;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,17 +86,39 @@ public final class Main {
         }
     }
 
+    /** Collections and their accumulated time (ms) over every collector (G1: young, concurrent, old). */
+    private static long[] gcCountAndMillis() {
+        long count = 0, millis = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, gc.getCollectionCount());
+            millis += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {count, millis};
+    }
+
+    /** Accumulated JIT compilation time (ms), -1 where the JVM does not monitor it. */
+    private static long jitMillis() {
+        var jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : -1;
+    }
+
     private static void runBatch(Style style, String styleName, String workload, Work.Iteration iteration,
                                  int warmup, int iterations) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Json out = new Json();
-        try {
+        try (PinnedEvents pins = PinnedEvents.ENABLED ? new PinnedEvents() : null) {
             for (int i = 0; i < warmup + iterations; i++) {
                 mx.resetPeakThreadCount();
+                long[] gc0 = gcCountAndMillis();
+                long jit0 = jitMillis();
+                long pinned0 = pins == null ? 0 : pins.count(), pinnedMs0 = pins == null ? 0 : pins.millis();
                 long start = System.nanoTime();
                 Work.Outcome outcome = iteration.run(i, start, out);
                 long elapsed = System.nanoTime() - start;
-                // outside the timed region: the result, thread counts and JSON
+                // outside the timed region: the result, thread counts, GC and JFR counts, JSON
+                long[] gc1 = gcCountAndMillis();
+                long jit1 = jitMillis();
+                var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
                 Map<String, Object> result = outcome.result();
                 int threads = mx.getThreadCount();
                 int daemon = mx.getDaemonThreadCount();
@@ -104,6 +127,16 @@ public final class Main {
                 r.put("jvm_threads", threads);
                 r.put("jvm_nondaemon_threads", threads - daemon);
                 r.put("jvm_peak_threads", peak);
+                r.put("jvm_gc_count", gc1[0] - gc0[0]);
+                r.put("jvm_gc_ms", gc1[1] - gc0[1]);
+                r.put("jvm_jit_ms", jit1 - jit0);
+                r.put("jvm_heap_used_mib", heap.getUsed() >> 20);
+                r.put("jvm_heap_committed_mib", heap.getCommitted() >> 20);
+                if (pins != null) {
+                    pins.settle();
+                    r.put("jvm_vt_pinned", pins.count() - pinned0);
+                    r.put("jvm_vt_pinned_ms", pins.millis() - pinnedMs0);
+                }
                 out.iteration(i, i < warmup, elapsed, r);
             }
             style.close();

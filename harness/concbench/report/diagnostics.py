@@ -1,0 +1,39 @@
+"""The runtime's own diagnostics per cell (GC, JIT, pinned virtual threads, goroutines,
+Tokio workers): the informational keys contenders add to each iteration's result
+(docs/contract.md), as medians over the measured iterations, for the HTML report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from concbench.resultset.model import CellResult
+
+KEYS = {
+    "jvm_gc_count": "GC collections", "jvm_gc_ms": "GC ms", "jvm_jit_ms": "JIT ms",
+    "jvm_heap_used_mib": "heap used MiB", "jvm_heap_committed_mib": "heap committed MiB",
+    "jvm_vt_pinned": "VT pinned events", "jvm_vt_pinned_ms": "VT pinned ms",
+    "go_gc_cycles": "GC cycles", "go_gc_pause_ms": "GC pause ms",
+    "go_goroutines": "goroutines after", "go_heap_mib": "heap MiB",
+    "tokio_workers": "Tokio workers", "tokio_alive_tasks": "Tokio tasks alive after",
+}
+
+
+@dataclass(frozen=True)
+class DiagnosticsRow:
+    cell: str
+    figures: str
+
+
+def rows(cells: tuple[CellResult, ...]) -> list[DiagnosticsRow]:
+    found = []
+    for cell in cells:
+        shown = []
+        for key, name in KEYS.items():
+            s = cell.stats.get(f"result.{key}")
+            if s is not None:
+                shown.append(f"{name} {s.median:,.4g}")
+        if shown:
+            params = ", ".join(f"{k}={v}" for k, v in cell.params.items())
+            found.append(DiagnosticsRow(f"{cell.workload} · {cell.contender} · {params}",
+                                        " · ".join(shown)))
+    return found

@@ -1,0 +1,89 @@
+"""Variants (a manifest entry with variant_of): run only when named, notes extend the base's;
+and the JVM pitfall variants of seed 001 measured at small size on the real contenders."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from concbench import manifest
+from concbench.errors import UserError
+
+BASE = """
+[toolchain]
+name = "t"
+
+[contenders.base]
+run = ["x"]
+workloads = ["sleep-tasks", "fanout"]
+[contenders.base.notes]
+gc = "base gc"
+sleep = "base sleep"
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "t" / "contenders.toml"
+    path.parent.mkdir()
+    path.write_text(text)
+    return path
+
+
+def test_a_variant_extends_its_base_and_runs_only_when_named(tmp_path):
+    path = _write(tmp_path, BASE + """
+[contenders.base-v]
+variant_of = "base"
+run = ["x", "-v"]
+workloads = ["sleep-tasks"]
+[contenders.base-v.notes]
+sleep = "variant sleep"
+""")
+    found = {c.name: c for c in manifest.load_manifest(path)}
+    variant = found["base-v"]
+    assert variant.variant_of == "base" and found["base"].variant_of is None
+    assert variant.notes == {"gc": "base gc", "sleep": "variant sleep"}
+    assert [c.name for c in manifest.select(found, [], "sleep-tasks")] == ["base"]
+    assert [c.name for c in manifest.select(found, ["base-v"], "sleep-tasks")] == ["base-v"]
+
+
+def test_a_variant_of_an_unknown_contender_is_a_clear_error(tmp_path):
+    path = _write(tmp_path, BASE + """
+[contenders.orphan]
+variant_of = "nobody"
+run = ["x"]
+""")
+    with pytest.raises(UserError, match="variant_of = 'nobody'.*declared earlier"):
+        manifest.load_manifest(path)
+
+
+JDK = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None or not JDK.exists(),
+                    reason="the Java contenders need JDK 25 and Maven")
+def test_seed_001_pitfalls_on_jdk_25(real_bench):
+    """JDK 24+ no longer pins on synchronized (JEP 491); a native frame on the stack still
+    pins: every native-frame task reports one jdk.VirtualThreadPinned event."""
+    tasks = 40
+    res = real_bench("run", "sleep-tasks", "--contender", "java-virtual-synchronized",
+                     "--contender", "java-virtual-native-frame",
+                     "--contender", "java-platform-threadlocal", "--param", f"tasks={tasks}",
+                     "--param", "sleep-ms=20", "--param", "pool-size=8", "--runs", "1",
+                     "--warmup", "1", timeout=600)
+    assert res.code == 0, res.stderr[-2000:]
+    cells = {c["contender"]: c for c in real_bench.last()["cells"]}
+    assert all(c["status"] == "ok" for c in cells.values()), \
+        {n: c["reason"] for n, c in cells.items()}
+
+    def measured(name: str) -> dict:
+        its = [it for it in cells[name]["runs"][0]["iterations"] if not it["warmup"]]
+        assert its
+        return its[0]["result"]
+
+    assert measured("java-virtual-synchronized")["jvm_vt_pinned"] == 0
+    assert measured("java-virtual-native-frame")["jvm_vt_pinned"] >= tasks
+    assert measured("java-virtual-native-frame")["jvm_vt_pinned_ms"] >= 20
+    assert "jvm_vt_pinned" not in measured("java-platform-threadlocal"), "JFR off there"
+    assert measured("java-platform-threadlocal")["jvm_gc_count"] >= 0
