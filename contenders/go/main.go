@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -273,7 +274,7 @@ func withRuntime(result any, before, after *runtime.MemStats) any {
 		return result
 	}
 	fields := map[string]any{}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if dec.Decode(&fields) != nil {
 		return result

@@ -15,7 +15,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import psutil
 
@@ -47,9 +47,9 @@ def tree_cpu_s(pid: int) -> float:
     return total
 
 
-def tree_ctx_switches(pid: int) -> tuple[int, int]:
-    """(voluntary, involuntary) summed over every thread of the tree."""
-    vol = invol = 0
+def tree_thread_files(pid: int, name: str) -> Iterator[bytes]:
+    """/proc/<p>/task/<tid>/<name> of every thread of the process tree (threads that end
+    meanwhile are skipped)."""
     for proc in _tree(pid):
         try:
             tids = os.listdir(f"/proc/{proc.pid}/task")
@@ -57,15 +57,21 @@ def tree_ctx_switches(pid: int) -> tuple[int, int]:
             continue
         for tid in tids:
             try:
-                with open(f"/proc/{proc.pid}/task/{tid}/status", "rb") as f:
-                    text = f.read()
+                with open(f"/proc/{proc.pid}/task/{tid}/{name}", "rb") as f:
+                    yield f.read()
             except OSError:
                 continue
-            for line in text.splitlines():
-                if line.startswith(b"voluntary_ctxt_switches:"):
-                    vol += int(line.split()[1])
-                elif line.startswith(b"nonvoluntary_ctxt_switches:"):
-                    invol += int(line.split()[1])
+
+
+def tree_ctx_switches(pid: int) -> tuple[int, int]:
+    """(voluntary, involuntary) summed over every thread of the tree."""
+    vol = invol = 0
+    for text in tree_thread_files(pid, "status"):
+        for line in text.splitlines():
+            if line.startswith(b"voluntary_ctxt_switches:"):
+                vol += int(line.split()[1])
+            elif line.startswith(b"nonvoluntary_ctxt_switches:"):
+                invol += int(line.split()[1])
     return vol, invol
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from concbench.runner.loadgen import LoadResult
-from concbench.runner.server_window import tree_cpu_s, tree_pids
+from concbench.runner.server_window import tree_cpu_s, tree_thread_files
 
 STEADY_WINDOWS = 4
 """Two windows compared with the two before them."""
@@ -103,25 +103,13 @@ def jit_cpu_s(pid: int) -> float | None:
     """User + system CPU of the JIT compiler threads in the process tree, or None if it has
     none (a launcher script may sit between the harness and the JVM)."""
     total, found = 0, False
-    for tid in (f"{p}/task/{t}" for p in tree_pids(pid) for t in _tids(p)):
-        try:
-            with open(f"/proc/{tid}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
+    for stat in tree_thread_files(pid, "stat"):
         comm = stat[stat.index(b"(") + 1:stat.rindex(b")")]
         if comm.startswith(JIT_THREAD_PREFIXES):
             fields = stat[stat.rindex(b")") + 2:].split()
-            total += int(fields[11]) + int(fields[12])
+            total += int(fields[11]) + int(fields[12])  # utime, stime (proc(5) fields 14, 15)
             found = True
     return total / _TICKS if found else None
-
-
-def _tids(pid: int) -> list[str]:
-    try:
-        return os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
 
 
 def is_steady(windows: list[WarmupWindow], steady_pct: float) -> bool:

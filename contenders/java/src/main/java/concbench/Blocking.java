@@ -74,7 +74,7 @@ final class Blocking {
             AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
             List<Future<Long>> futures = new ArrayList<>(tasks);
             for (int i = 0; i < tasks; i++) {
-                Object lock = new Object(); // the task's own monitor, used only by Pitfall.SYNCHRONIZED
+                Object lock = Pitfall.lockForTask(); // null unless the synchronized variant runs
                 futures.add(exec.submit(() -> {
                     Pitfall.sleep(sleepMs, lock); // Thread.sleep, unless a pitfall variant says otherwise
                     long s = Work.cpu(cpuIters);

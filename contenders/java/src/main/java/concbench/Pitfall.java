@@ -52,13 +52,10 @@ final class Pitfall {
         };
     }
 
-    static String describe() {
-        return switch (KIND) {
-            case NONE -> "none";
-            case SYNCHRONIZED -> "synchronized";
-            case NATIVE_FRAME -> "native-frame";
-            case THREADLOCAL -> "threadlocal-" + THREAD_LOCAL_KB + "KiB";
-        };
+    /** The task's own monitor for the synchronized variant; null otherwise, so the default
+     *  contenders allocate nothing more per task than before the variants existed. */
+    static Object lockForTask() {
+        return KIND == Kind.SYNCHRONIZED ? new Object() : null;
     }
 
     /** The task's sleep, with the pitfall around it. {@code lock} is the task's own object (it escapes
@@ -86,7 +83,9 @@ final class Pitfall {
         private static final MethodHandle QSORT = LINKER.downcallHandle(
                 LINKER.defaultLookup().find("qsort").orElseThrow(),
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS));
-        private static final ThreadLocal<Long> SLEEP_MS = new ThreadLocal<>();
+        /** Every task sleeps the same sleep-ms; a field, not a ThreadLocal, so this variant
+         *  does not also carry a per-thread object (that is the threadlocal variant's pitfall). */
+        private static volatile long sleepMs;
         private static final MemorySegment COMPARATOR;
 
         static {
@@ -103,7 +102,7 @@ final class Pitfall {
 
         /** Sorts {2, 1}: the one comparison that sees them out of order sleeps. */
         static void sleepInUpcall(long ms) {
-            SLEEP_MS.set(ms);
+            sleepMs = ms;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment pair = arena.allocateFrom(JAVA_INT, 2, 1);
                 QSORT.invokeExact(pair, 2L, 4L, COMPARATOR);
@@ -112,14 +111,12 @@ final class Pitfall {
                 throw e;
             } catch (Throwable e) {
                 throw new Work.Failure("qsort upcall failed: " + e);
-            } finally {
-                SLEEP_MS.remove();
             }
         }
 
         private static int compare(MemorySegment a, MemorySegment b) {
             int x = a.get(JAVA_INT, 0), y = b.get(JAVA_INT, 0);
-            if (x > y) Work.sleep(SLEEP_MS.get());
+            if (x > y) Work.sleep(sleepMs);
             return Integer.compare(x, y);
         }
     }
