@@ -11,7 +11,7 @@ import pytest
 
 from concbench.runner.loadgen import LoadResult
 from concbench.runner.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
-                                     jit_cpu_s, warm_up)
+                                     jit_cpu_s, local_probe, warm_up)
 
 JAVA = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
 
@@ -49,7 +49,7 @@ def test_warm_up_stops_when_steady_and_records_every_window():
         calls.append(seconds)
         return _load(next(rates))
 
-    out = warm_up(WarmupPolicy(cap_s=60, window_s=5, steady_pct=5), os.getpid(), load)
+    out = warm_up(WarmupPolicy(cap_s=60, window_s=5, steady_pct=5), local_probe(os.getpid()), load)
     assert out.settled is True and out.warning() is None
     assert [w.requests_per_s for w in out.windows] == [1_000, 2_000, 4_000, 8_000, 8_100, 7_900]
     assert calls == [5] * 6 and out.seconds == 30
@@ -58,7 +58,7 @@ def test_warm_up_stops_when_steady_and_records_every_window():
 
 def test_warm_up_that_never_settles_stops_at_the_cap_with_a_warning():
     rates = iter(range(1_000, 100_000, 1_000))
-    out = warm_up(WarmupPolicy(cap_s=12, window_s=5, steady_pct=5), os.getpid(),
+    out = warm_up(WarmupPolicy(cap_s=12, window_s=5, steady_pct=5), local_probe(os.getpid()),
                   lambda s: _load(next(rates)))
     assert out.settled is False
     assert [w.duration_s for w in out.windows] == [5, 5, 2], "the last window fits the cap"
@@ -66,7 +66,7 @@ def test_warm_up_that_never_settles_stops_at_the_cap_with_a_warning():
 
 
 def test_a_fixed_warm_up_is_one_window_of_warmup_s():
-    out = warm_up(WarmupPolicy(cap_s=7, window_s=5, steady_pct=0), os.getpid(),
+    out = warm_up(WarmupPolicy(cap_s=7, window_s=5, steady_pct=0), local_probe(os.getpid()),
                   lambda s: _load(100))
     assert out.settled is None and [w.duration_s for w in out.windows] == [7]
     assert out.warning() is None and out.to_dict()["mode"] == "fixed"

@@ -38,7 +38,7 @@ def _settings(opts: dict[str, Any], runs: int) -> dict[str, Any]:
             "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
             "reference": opts["reference"], "server_cpus": opts["server_cpus"],
             "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"]),
-            "interleave": bool(opts["interleave"])}
+            "interleave": bool(opts["interleave"]), "hosts": _hosts(opts)}
 
 
 def _check_reference(plan: Plan) -> None:
@@ -78,7 +78,28 @@ _run_options = [
     click.option("--profile", is_flag=True, default=None, help="after each cell's runs, one "
                  "more run per profiler with a flame graph (perf + inferno; async-profiler CPU "
                  "and wall-clock for JVMs): servers during the measured window"),
+    click.option("--server-host", metavar="HOST", help="server workloads: run the server on "
+                 "this host over SSH ([user@]host[:port] or a name in the hosts file)"),
+    click.option("--client-host", metavar="HOST", help="server workloads: run the load "
+                 "generator on this host over SSH"),
+    click.option("--backend-host", metavar="HOST", help="http-aggregate: run the latency "
+                 "backend on this host over SSH"),
+    click.option("--hosts-file", metavar="FILE", help="the hosts file (default: ./hosts.toml "
+                 "if present): address, user, key, known_hosts, cpus per host name"),
+    click.option("--known-hosts", metavar="FILE", help="known_hosts file the hosts' keys are "
+                 "checked against (default: ssh's own)"),
 ]
+
+
+def _hosts(opts: dict[str, Any]) -> dict[str, str]:
+    """The remote-host options that were given (checked now, before anything runs)."""
+    from concbench.remote.hosts import roles_from
+
+    given = {k: opts[k] for k in ("server_host", "client_host", "backend_host", "hosts_file",
+                                  "known_hosts") if opts.get(k)}
+    roles_from(given.get("server_host"), given.get("client_host"), given.get("backend_host"),
+               given.get("hosts_file"), given.get("known_hosts"))
+    return given
 
 
 def run_options(func):
@@ -192,7 +213,8 @@ def suite(name: str | None, **opts: Any) -> None:
                      "reference": opts["reference"],
                      "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
                      "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"],
-                     "profile": opts["profile"], "interleave": opts["interleave"]}
+                     "profile": opts["profile"], "interleave": opts["interleave"],
+                     "hosts": _hosts(opts) or None}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 

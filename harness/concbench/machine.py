@@ -9,8 +9,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from concbench.paths import REPO_ROOT
 
 
@@ -48,7 +46,7 @@ def describe() -> dict[str, Any]:
         "cpu_model": _cpu_model(),
         "logical_cores": os.cpu_count(),
         "affinity": sorted(os.sched_getaffinity(0)),
-        "memory_bytes": psutil.virtual_memory().total,
+        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
         "kernel": platform.release(),
         "os": _os_name(),
         "python": platform.python_version(),

@@ -48,6 +48,9 @@ class Settings:
     """Run in rounds (run 1 of every cell, then run 2, …, every other round in reverse
     order) instead of cell after cell: a drift of the machine then falls on every cell alike,
     which is what a before/after comparison needs."""
+    hosts: dict[str, str] = field(default_factory=dict)
+    """Server workloads on other hosts: server_host, client_host, backend_host, hosts_file,
+    known_hosts as given on the command line (none: everything on this machine)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Plan:
             "server_cpus": s.server_cpus, "client_cpus": s.client_cpus,
             **({"profile": True} if s.profile else {}),
             **({"interleave": True} if s.interleave else {}),
+            **({"hosts": s.hosts} if s.hosts else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {})}
                       for c in self.cells],
@@ -132,7 +136,7 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
                         timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
                         reference=d.get("reference"), server_cpus=d.get("server_cpus"),
                         client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")),
-                        interleave=bool(d.get("interleave")))
+                        interleave=bool(d.get("interleave")), hosts=d.get("hosts") or {})
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

@@ -4,7 +4,7 @@
 // contender really made its downstream calls. It must never be the bottleneck: a goroutine per
 // request parked on the runtime timer, no logging, a constant-size response.
 //
-//	latency-backend --port=P   (binds 127.0.0.1:P, prints {"type":"ready","port":P,...})
+//	latency-backend --port=P [--bind=ADDR]   (binds ADDR:P, 127.0.0.1 by default; prints {"type":"ready","port":P,...})
 package main
 
 import (
@@ -46,13 +46,14 @@ func stats(w http.ResponseWriter, _ *http.Request) {
 }
 
 func main() {
-	port := flag.Int("port", 0, "port on 127.0.0.1")
+	port := flag.Int("port", 0, "TCP port to listen on")
+	bind := flag.String("bind", "127.0.0.1", "address to listen on (a remote backend host binds its own address)")
 	flag.Parse()
 	if *port <= 0 || *port > 65535 {
 		fmt.Fprintln(os.Stderr, "latency-backend: --port=P (1..65535) is required")
 		os.Exit(2)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
+	ln, err := net.Listen("tcp", net.JoinHostPort(*bind, strconv.Itoa(*port)))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "latency-backend:", err)
 		os.Exit(1)

@@ -14,9 +14,9 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-PARAMS = {"http-hello": ["port", "pool-size"],
-          "http-aggregate": ["port", "base-ms", "detail-ms", "extra-ms", "downstream",
-                             "backend-port", "pool-size"]}
+PARAMS = {"http-hello": ["port", "bind", "pool-size"],
+          "http-aggregate": ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream",
+                             "backend-host", "backend-port", "pool-size"]}
 MODE = sys.argv[1]
 served = [0]
 
@@ -47,7 +47,7 @@ def wait(ms):
     if MODE == "fast":
         return
     if P.get("downstream") == "http":
-        with urllib.request.urlopen(f"http://127.0.0.1:{P['backend-port']}/delay/{ms}") as r:
+        with urllib.request.urlopen(f"http://{P['backend-host']}:{P['backend-port']}/delay/{ms}") as r:
             r.read()
     else:
         time.sleep(int(ms) / 1000)
@@ -55,6 +55,7 @@ def wait(ms):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed ACK
 
     def log_message(self, *args):
         pass
@@ -94,7 +95,7 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    server = Server(("0.0.0.0" if MODE == "wildcard" else "127.0.0.1", int(P["port"])), Handler)
+    server = Server(("0.0.0.0" if MODE == "wildcard" else P["bind"], int(P["port"])), Handler)
     if MODE == "ignoreterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     else:

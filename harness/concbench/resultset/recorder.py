@@ -73,6 +73,11 @@ class Recorder:
         if self._store:
             self._store.add_cell(self.doc.run_id, cell)
 
+    def set_machine(self, extra: dict[str, Any]) -> None:
+        """Keys added to the machine block (machine.roles of a multi-host plan)."""
+        self.doc = replace(self.doc, machine={**self.doc.machine, **extra})
+        self._flush()
+
     def set_toolchains(self, toolchains: dict[str, Any]) -> None:
         self.doc = replace(self.doc, toolchains={**self.doc.toolchains, **toolchains})
         self._flush()

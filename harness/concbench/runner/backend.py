@@ -9,15 +9,16 @@ so it is never a hidden bottleneck.
 from __future__ import annotations
 
 import json
-import os
+import time
 from pathlib import Path
 from typing import Any
 
 from concbench import paths
 from concbench.manifest import Toolchain
-from concbench.runner import http_probe, listen_check
-from concbench.runner.loadgen.base import pinned
-from concbench.runner.process import ProcessOutcome, Supervised
+from concbench.remote.ssh import HostError
+from concbench.runner import http_probe
+from concbench.runner.process import ProcessOutcome
+from concbench.runner.sites import Site
 
 FOLDER = paths.REPO_ROOT / "support" / "latency-backend"
 TOOLCHAIN = Toolchain(
@@ -35,13 +36,19 @@ class BackendError(Exception):
 
 
 class LatencyBackend:
-    """A running backend; use as a context manager."""
+    """A running backend on its site (this machine or a remote host); a context manager."""
 
-    def __init__(self, exe: Path, cpus: tuple[int, ...], env: dict[str, str]):
-        self.port = http_probe.free_port()
-        argv = pinned([str(exe), f"--port={self.port}"], cpus)
-        self.proc = Supervised(argv, FOLDER, env, on_message=self._message)
-        self.cpus = cpus
+    def __init__(self, exe: Path | None, site: Site, env: dict[str, str]):
+        try:
+            self.port = site.free_port()
+        except HostError as err:
+            raise BackendError(f"latency backend: {err}") from None
+        self.site = site
+        self.target = site.reach(self.port)
+        """Where the server (and the harness) reach the backend."""
+        args = [f"--port={self.port}", f"--bind={site.bind}"]
+        self.proc = site.start([str(exe), *args], FOLDER, env, {"kind": "backend", "args": args},
+                               None, on_message=self._message)
         self.ready: dict[str, Any] | None = None
         self.outcome: ProcessOutcome | None = None
         """How the backend's process ended (set when the context exits)."""
@@ -53,7 +60,7 @@ class LatencyBackend:
     def __enter__(self) -> "LatencyBackend":
         try:
             self.proc.start()
-        except OSError as err:
+        except (OSError, HostError) as err:
             raise BackendError(f"latency backend cannot start: {err}") from None
         try:
             self._check()
@@ -63,18 +70,17 @@ class LatencyBackend:
         return self
 
     def _check(self) -> None:
-        import time
-
         deadline = time.monotonic() + READY_TIMEOUT_S
         while self.ready is None:
             if self.proc.wait(0.02) or time.monotonic() > deadline:
                 raise BackendError("latency backend did not start: "
                                    + (self.proc.stderr_tail().strip()[-300:] or "no ready line"))
-        problem = listen_check.bind_problem(self.port)
+        problem = self.proc.bind_problem(self.port)
         if problem:
             raise BackendError(f"latency backend {problem}")
         try:
-            resp = http_probe.get(self.port, f"/delay/{CHECK_MS}", timeout_s=5)
+            resp = http_probe.get(self.target[1], f"/delay/{CHECK_MS}", timeout_s=5,
+                                  host=self.target[0])
         except OSError as err:
             raise BackendError(f"latency backend does not answer: {err}") from None
         ms = resp.elapsed_s * 1000
@@ -84,7 +90,7 @@ class LatencyBackend:
 
     def requests(self) -> int:
         """Requests the backend has answered so far."""
-        resp = http_probe.get(self.port, "/stats", timeout_s=5)
+        resp = http_probe.get(self.target[1], "/stats", timeout_s=5, host=self.target[0])
         return int(json.loads(resp.body)["requests"])
 
     def close(self) -> None:
@@ -94,7 +100,3 @@ class LatencyBackend:
     def __exit__(self, *exc: object) -> None:
         self.close()
         self.outcome = self.proc.outcome()
-
-
-def backend_env() -> dict[str, str]:
-    return dict(os.environ)

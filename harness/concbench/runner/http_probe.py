@@ -11,10 +11,10 @@ from concbench.workloads.server import Response
 HOST = "127.0.0.1"
 
 
-def get(port: int, path: str, timeout_s: float) -> Response:
+def get(port: int, path: str, timeout_s: float, host: str = HOST) -> Response:
     """One GET on a fresh connection; raises OSError / http.client errors on failure."""
     started = time.perf_counter()
-    conn = http.client.HTTPConnection(HOST, port, timeout=timeout_s)
+    conn = http.client.HTTPConnection(host, port, timeout=timeout_s)
     try:
         conn.request("GET", path, headers={"Accept": "*/*"})
         resp = conn.getresponse()
@@ -26,17 +26,17 @@ def get(port: int, path: str, timeout_s: float) -> Response:
         conn.close()
 
 
-def accepts(port: int) -> bool:
-    """True when something accepts TCP connections on 127.0.0.1:port."""
+def accepts(port: int, host: str = HOST) -> bool:
+    """True when something accepts TCP connections on host:port."""
     try:
-        with socket.create_connection((HOST, port), timeout=0.5):
+        with socket.create_connection((host, port), timeout=0.5):
             return True
     except OSError:
         return False
 
 
-def free_port() -> int:
+def free_port(host: str = HOST) -> int:
     """A port nothing listens on right now (the kernel's choice)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
+        s.bind((host, 0))
         return int(s.getsockname()[1])

@@ -38,10 +38,12 @@ def listening(port: int, proc_net: Path = Path("/proc/net")) -> list[str]:
     return found
 
 
-def bind_problem(port: int) -> str | None:
-    """Why the server's listening sockets break the contract, or None."""
-    wider = [a for a in listening(port) if a not in LOOPBACK_ONLY]
+def bind_problem(port: int, bind: str = "127.0.0.1") -> str | None:
+    """Why the server's listening sockets break the contract (listen on `bind` only, the
+    address the harness gave: 127.0.0.1 locally), or None."""
+    allowed = LOOPBACK_ONLY if bind == "127.0.0.1" else {bind, f"::ffff:{bind}"}
+    wider = [a for a in listening(port) if a not in allowed]
     if wider:
         return (f"listens on {', '.join(sorted(set(wider)))} port {port}: the contract allows "
-                "127.0.0.1 only (servers under test must not be reachable from the network)")
+                f"{bind} only (servers under test must not be reachable from other networks)")
     return None

@@ -13,7 +13,8 @@ import signal
 import threading
 import time
 from dataclasses import dataclass
-import psutil
+
+from concbench.runner import proc_tree
 
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -102,13 +103,9 @@ class TreeSampler(threading.Thread):
             pass
 
     def _refresh_tree(self) -> None:
-        try:
-            kids = psutil.Process(self._root).children(recursive=True)
-        except psutil.Error:
-            return
-        for kid in kids:
-            if kid.pid not in self._fds:
-                self._open(kid.pid)
+        for kid in proc_tree.descendants(self._root):
+            if kid not in self._fds:
+                self._open(kid)
 
     def snapshot(self) -> Sample | None:
         """Read the tree now (also used for marks); None once every process is gone."""

@@ -50,6 +50,9 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         found["placement"] = servers.placement.to_dict()
         found["bounds_declared"] = cell.contender.bounds
         found["tools"] = servers.versions
+        if servers.sites is not None:
+            found["hosts"] = servers.sites.to_dict()
+            found["network"] = servers.sites.network
     return found
 
 
@@ -65,7 +68,8 @@ def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerCo
             dataclasses.replace(req, profiler=profiler), path)
     assert servers is not None
     sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
-                         s.rss_limit, servers.placement, servers.backend_exe)
+                         s.rss_limit, servers.placement, servers.backend_exe,
+                         sites=servers.sites)
     return sreq.argv(0, None), lambda path, profiler=None: measure_server(
         dataclasses.replace(sreq, profiler=profiler), path)
 
@@ -96,6 +100,18 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
     if servers is not None:
         recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
                                                 "versions": servers.versions}})
+    if servers is not None and servers.remotes is not None:
+        recorder.set_machine({"roles": servers.remotes.record()})
+    try:
+        _run_cells(plan, builder, recorder, observer, servers, done, say)
+    finally:
+        if servers is not None and servers.remotes is not None:
+            recorder.set_machine({"roles": servers.remotes.record()})
+            servers.close()
+
+
+def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
+               servers: ServerContext | None, done: set, say) -> None:
     waiting: list[_Cell] = []
     for index, cell in enumerate(plan.cells):
         if cell.key in done:
@@ -118,7 +134,8 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
     """Build what the cell needs; an unavailable cell is recorded as such (None)."""
     outcome = builder.ensure(cell.contender.toolchain)
     recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
-    missing = servers.unavailable_reason(cell.params) if servers and cell.spec.server else None
+    missing = servers.unavailable_reason(cell.params, cell.contender) \
+        if servers and cell.spec.server else None
     if not outcome.ok or outcome.tools is None or missing:
         result = unavailable(cell.spec, cell.contender.name, cell.params,
                              cell.contender.is_pooled(cell.spec.name),

@@ -20,14 +20,16 @@ from concbench import warnings
 from concbench.manifest import Contender
 from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import RunResult
-from concbench.runner import http_probe, listen_check
+from concbench.runner import http_probe
 from concbench.runner.backend import BackendError, LatencyBackend
 from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
-from concbench.runner.loadgen.base import pinned
 from concbench.runner.measure import contender_head, write_samples
 from concbench.runner.placement import Placement
-from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised, not_started
-from concbench.runner.server_window import Window
+from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, not_started
+from concbench.remote.ssh import HostError
+from concbench.runner.server_process import ServerProcess
+from concbench.runner.server_window import WindowMeasures
+from concbench.runner.sites import LOOPBACK, Sites
 from concbench.runner.warmup import WarmupOutcome, WarmupPolicy, warm_up
 from concbench.toolchains import ToolEnv
 from concbench.workloads import WorkloadSpec
@@ -58,30 +60,46 @@ class ServerRequest:
     backend_exe: Path | None = None
     profiler: Profiler | None = None
     """A profiled run (--profile): sampled during the measured window only."""
+    sites: Sites | None = None
+    """Remote hosts for some roles (None: every role on this machine, as `placement` says)."""
+
+    @property
+    def where(self) -> Sites:
+        return self.sites or Sites.local(self.placement)
 
     @property
     def bounds(self) -> Bounds:
         return resolve_bounds(self.contender.bounds, self.params)
 
-    def argv(self, port: int, backend_port: int | None) -> list[str]:
+    def args(self, port: int, backend: tuple[str, int] | None, bind: str = LOOPBACK) -> list[str]:
+        """The server's arguments after the workload; `backend` is the latency backend's
+        (host, port), given to every contender that takes one (("127.0.0.1", 0) when the
+        downstream is in-process)."""
         server = self.spec.server
         assert server is not None
-        args = [f"--port={port}"] + [f"--{k}={self.params[k]}" for k in server.contender_params]
-        if backend_port is not None:
-            args.append(f"--backend-port={backend_port}")
-        head = contender_head(self.contender, self.tools)
-        return pinned([*head, self.spec.name, *args], self.placement.server)
+        args = [f"--port={port}", f"--bind={bind}"] \
+            + [f"--{k}={self.params[k]}" for k in server.contender_params]
+        if backend is not None:
+            args += [f"--backend-host={backend[0]}", f"--backend-port={backend[1]}"]
+        return args
 
-    def load_spec(self, port: int, duration_s: float) -> LoadSpec:
+    def argv(self, port: int, backend: tuple[str, int] | None, bind: str = LOOPBACK) -> list[str]:
+        """The whole local command line (unpinned)."""
+        head = contender_head(self.contender, self.tools)
+        return [*head, self.spec.name, *self.args(port, backend, bind)]
+
+    def load_spec(self, target: tuple[str, int], duration_s: float) -> LoadSpec:
         p = self.params
-        cpus = self.placement.client
+        client = self.where.client
+        cpus = client.cpus
         threads = min(p["threads"] or len(cpus) or 1, p["connections"])
         server = self.spec.server
         assert server is not None
-        return LoadSpec(url=f"http://{http_probe.HOST}:{port}", path=server.path(VERIFY_IDS[0]),
+        return LoadSpec(url=f"http://{target[0]}:{target[1]}", path=server.path(VERIFY_IDS[0]),
                         varied_ids=server.varied_ids, connections=p["connections"],
                         duration_s=duration_s, threads=threads, keepalive=p["keepalive"] == "true",
-                        rate=p["rate"], cpus=cpus, timeout_s=duration_s + 5)
+                        rate=p["rate"], cpus=cpus, timeout_s=duration_s + 5,
+                        runner=client.runner())
 
 
 def _last_line(text: str) -> str:
@@ -101,13 +119,13 @@ class _ServerRun:
     def __init__(self, req: ServerRequest):
         self.req = req
         self.server = req.spec.server
+        self.target: tuple[str, int] = (LOOPBACK, 0)
+        """Where the harness and the load generator reach the server."""
         self.ready: dict[str, Any] | None = None
         self.ready_s: float | None = None
         self.verification: list[dict[str, Any]] = []
         self.warmup: WarmupOutcome | None = None
         self.load: LoadResult | None = None
-        self.window: Window | None = None
-        self.backend_window: Window | None = None
         self.backend_requests: tuple[int, int] | None = None
         """The backend's request count at the start and the end of the measured window."""
         self.warnings: list[str] = []
@@ -121,12 +139,12 @@ class _ServerRun:
 
     # -- phases ---------------------------------------------------------------------------
 
-    def wait_ready(self, proc: Supervised, port: int) -> Failure | None:
+    def wait_ready(self, proc: ServerProcess, port: int) -> Failure | None:
         limit = min(READY_TIMEOUT_S, self.req.timeout_s)
         deadline = proc.started + limit
         by_connect = self.req.contender.ready == "connect"
         while True:
-            if self.ready is not None or (by_connect and http_probe.accepts(port)):
+            if self.ready is not None or (by_connect and http_probe.accepts(*self.target[::-1])):
                 self.ready_s = time.perf_counter() - proc.started
                 break
             if proc.exited.is_set():
@@ -140,11 +158,11 @@ class _ServerRun:
         return None
 
     @staticmethod
-    def check_bind(port: int) -> Failure | None:
-        problem = listen_check.bind_problem(port)
+    def check_bind(proc: ServerProcess, port: int) -> Failure | None:
+        problem = proc.bind_problem(port)
         return ("invalid", problem) if problem else None
 
-    def verify(self, port: int, backend: LatencyBackend | None) -> Failure | None:
+    def verify(self, backend: LatencyBackend | None) -> Failure | None:
         assert self.server is not None
         floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
         ids = VERIFY_IDS + (random.randint(2, 999_999),) if self.server.varied_ids else VERIFY_IDS
@@ -152,7 +170,8 @@ class _ServerRun:
             path = self.server.path(user_id)
             before = backend.requests() if backend else 0
             try:
-                resp = http_probe.get(port, path, timeout_s=30 + 2 * (floor or 0) / 1000)
+                resp = http_probe.get(self.target[1], path, timeout_s=30 + 2 * (floor or 0) / 1000,
+                                      host=self.target[0])
             except (OSError, ValueError) as err:
                 return "invalid", f"verification GET {path} failed: {err}"
             calls = backend.requests() - before if backend else None
@@ -170,53 +189,51 @@ class _ServerRun:
                 return "invalid", f"verification GET {path}: " + "; ".join(problems)
         return None
 
-    def run_load(self, proc: Supervised, port: int, duration_s: float,
+    def run_load(self, proc: ServerProcess, duration_s: float,
                  phase: str) -> tuple[LoadResult | None, Failure | None]:
         generator = GENERATORS[self.req.params["loadgen"]]
         try:
-            result = generator.run(self.req.load_spec(port, duration_s))
+            result = generator.run(self.req.load_spec(self.target, duration_s))
         except LoadError as err:
             failure = self._died(proc, phase)
             return None, failure or ("crash", f"load generator {generator.name} failed: {err}")
         return result, self._died(proc, phase)
 
-    def _died(self, proc: Supervised, phase: str) -> Failure | None:
+    def _died(self, proc: ServerProcess, phase: str) -> Failure | None:
         if not proc.wait(0.05):
             return None
-        if proc.sampler.limit_hit:
+        if proc.limit_hit:
             return "mem-limit", (f"RSS passed the limit of {self.req.rss_limit} bytes during the "
                                  f"{phase} load; process group killed")
         return "crash", f"exited during the {phase} load: {_last_line(proc.stderr_tail())}"
 
-    def measured_load(self, proc: Supervised, port: int,
+    def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
-        placement = self.req.placement
-        window = Window(proc.pid, proc.started, placement.server)
-        backend_window = Window(backend.proc.pid, backend.proc.started, placement.backend) \
-            if backend else None
         requests_before = backend.requests() if backend else 0
-        profiler = self._start_profiler(proc.pid)
-        window.begin()
-        if backend_window:
-            backend_window.begin()
-        self.load, failure = self.run_load(proc, port, self.req.params["duration-s"], "measured")
-        window.end()
+        profiler = self._start_profiler(proc)
+        proc.begin_window()
+        if backend:
+            backend.proc.begin_window()
+        self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
+        proc.end_window()
         self._stop_profiler(profiler)
-        self.window = window
-        if backend_window and backend:
-            backend_window.end()
-            self.backend_window = backend_window
+        if backend:
+            backend.proc.end_window()
             self.backend_requests = (requests_before, backend.requests())
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
 
-    def _start_profiler(self, pid: int) -> Profiler | None:
+    def _start_profiler(self, proc: ServerProcess) -> Profiler | None:
         profiler = self.req.profiler
         if profiler is None:
             return None
+        if proc.where is not None:
+            self.warnings.append(f"no profile: the server runs on {proc.where}; profiling a "
+                                 "remote server is not supported")
+            return None
         try:
-            profiler.start(pid)
+            profiler.start(proc.pid)
         except ProfileError as err:
             self.warnings.append(f"no profile: {err}")
             return None
@@ -247,30 +264,30 @@ class _ServerRun:
                                f"latency floor of {floor:g} ms: a downstream wait was skipped")
         return None
 
-    def lifecycle(self, proc: Supervised, port: int,
+    def lifecycle(self, proc: ServerProcess, port: int,
                   backend: LatencyBackend | None) -> Failure | None:
-        failure = self.wait_ready(proc, port) or self.check_bind(port) \
-            or self.verify(port, backend)
+        failure = self.wait_ready(proc, port) or self.check_bind(proc, port) \
+            or self.verify(backend)
         if failure:
             return failure
         if self.req.params["warmup-s"] > 0:
-            failure = self.warm_up(proc, port)
+            failure = self.warm_up(proc)
             if failure:
                 return failure
-            self.settle(port)
-        return self.measured_load(proc, port, backend)
+            self.settle()
+        return self.measured_load(proc, backend)
 
-    def warm_up(self, proc: Supervised, port: int) -> Failure | None:
+    def warm_up(self, proc: ServerProcess) -> Failure | None:
         """Warm-up windows until the server is steady (or for a fixed time): runner.warmup."""
 
         def load(seconds: float) -> LoadResult:
-            result, failure = self.run_load(proc, port, seconds, "warm-up")
+            result, failure = self.run_load(proc, seconds, "warm-up")
             if failure or result is None:
                 raise _WarmupFailed(failure or ("crash", "warm-up load gave no result"))
             return result
 
         try:
-            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.pid, load)
+            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load)
         except _WarmupFailed as failed:
             return failed.failure
         warning = self.warmup.warning()
@@ -278,7 +295,7 @@ class _ServerRun:
             self.warnings.append(warning)
         return None
 
-    def settle(self, port: int) -> None:
+    def settle(self) -> None:
         """Wait until requests queued by the warm-up load have drained (a probe answers near
         the latency floor again), so the measured window starts from an idle server."""
         assert self.server is not None
@@ -290,7 +307,7 @@ class _ServerRun:
         path = self.server.path(VERIFY_IDS[0])
         while time.perf_counter() - started < limit:
             try:
-                resp = http_probe.get(port, path, timeout_s=limit)
+                resp = http_probe.get(self.target[1], path, timeout_s=limit, host=self.target[0])
             except (OSError, ValueError):
                 break
             if resp.elapsed_s * 1000 <= SETTLED_FACTOR * floor + SETTLED_SLACK_MS:
@@ -300,7 +317,7 @@ class _ServerRun:
         self.warnings.append(f"the server had not drained {self.settle_s:.0f} s after the "
                              "warm-up load: the measured window starts with a backlog")
 
-    def stop(self, proc: Supervised) -> dict[str, Any]:
+    def stop(self, proc: ServerProcess) -> dict[str, Any]:
         """SIGTERM, then SIGKILL after the grace; how it ended."""
         if proc.exited.is_set():
             return {"signal": None, "already_exited": True}
@@ -327,34 +344,45 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
     """Run the server once through its lifecycle and return the verified, classified result."""
     assert req.spec.server is not None
     run = _ServerRun(req)
-    env = {**os.environ, **req.tools.env}
+    sites = req.where
     with contextlib.ExitStack() as stack:
         backend = None
         if req.spec.server.uses_backend(req.params):
-            if req.backend_exe is None:
+            if req.backend_exe is None and sites.backend.remote is None:
                 return _failed("unavailable", "the latency backend could not be built (Go)")
             try:
                 backend = stack.enter_context(
-                    LatencyBackend(req.backend_exe, req.placement.backend, dict(os.environ)))
+                    LatencyBackend(req.backend_exe, sites.backend, dict(os.environ)))
             except BackendError as err:
                 return _failed("crash", str(err))
-        port = http_probe.free_port()
-        takes_backend_port = "downstream" in req.params
-        argv = req.argv(port, backend.port if backend else 0 if takes_backend_port else None)
-        proc = Supervised(argv, req.contender.toolchain.folder, env, req.rss_limit,
-                          on_message=run._on_message)
+        try:
+            port = sites.server.free_port()
+        except HostError as err:
+            return _failed("crash", str(err))
+        run.target = sites.server.reach(port)
+        takes_backend = "downstream" in req.params
+        backend_at = backend.target if backend else (LOOPBACK, 0) if takes_backend else None
+        argv = req.argv(port, backend_at, sites.server.bind)
+        proc = sites.server.start(
+            argv, req.contender.toolchain.folder, {**os.environ, **req.tools.env},
+            {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
+             "args": req.args(port, backend_at, sites.server.bind)},
+            req.rss_limit, on_message=run._on_message)
         try:
             proc.start()
-        except OSError as err:
-            out = not_started(argv, err)
-            return _failed("crash", out.stderr_tail)
+        except (OSError, HostError) as err:
+            out = not_started(argv, err) if isinstance(err, OSError) else None
+            return _failed("crash", out.stderr_tail if out else str(err))
         try:
             failure = run.lifecycle(proc, port, backend)
+        except HostError as err:
+            failure = ("crash", str(err))
         finally:
             stop = run.stop(proc)
         out = proc.outcome()
-    return _result(run, req, out, stop, failure, argv, samples_path,
-                   backend.outcome if backend else None)
+        window = proc.window_measures(out)
+    return _result(run, req, out, stop, failure, getattr(proc, "argv", argv), samples_path,
+                   window, backend)
 
 
 def _failed(status: str, reason: str) -> RunResult:
@@ -365,32 +393,26 @@ def _failed(status: str, reason: str) -> RunResult:
 
 def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict[str, Any],
             failure: Failure | None, argv: list[str], samples_path: Path | None,
-            backend_out: ProcessOutcome | None) -> RunResult:
+            window: WindowMeasures | None, backend: LatencyBackend | None) -> RunResult:
     status, reason = failure if failure else ("ok", None)
     note = _exit_note(out, stop)
     if note:
         run.warnings.append(note)
     if out.escaped:
         run.warnings.append(warnings.escaped_processes(out.escaped))
-    window = run.window
+    sites = req.where
     server: dict[str, Any] = {
-        "cpus": list(req.placement.server), "ready_s": run.ready_s,
+        "host": sites.server.name, "target": f"{run.target[0]}:{run.target[1]}",
+        "cpus": list(sites.server.cpus), "ready_s": run.ready_s,
         "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
         "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},
-        "window": window.measures(out.samples).to_dict() if window else None,
+        "window": window.to_dict() if window else None,
         "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
         "command": argv,
     }
-    backend = None
-    if backend_out is not None:
-        backend = {"cpus": list(req.placement.backend),
-                   "peak_rss_bytes": backend_out.peak_rss_sampled,
-                   "cpu_s": backend_out.cpu_user_s + backend_out.cpu_sys_s}
-        if run.backend_window and run.backend_requests:
-            backend["window"] = run.backend_window.measures(backend_out.samples).to_dict()
-            backend["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
-    load = run.load.to_dict() if run.load else None
+    backend_d = _backend_record(run, backend, sites)
+    load = {**run.load.to_dict(), "host": sites.client.name} if run.load else None
     return RunResult(
         status=status, reason=reason, wall_s=out.wall_s, startup_s=run.ready_s,
         peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
@@ -400,6 +422,21 @@ def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict
         exit_code=out.exit_code, samples_file=write_samples(out.samples, samples_path),
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
-        server=server, backend=backend, warnings=tuple(run.warnings),
+        server=server, backend=backend_d, warnings=tuple(run.warnings),
         profiles=tuple(run.profiles))
 
+
+
+def _backend_record(run: _ServerRun, backend: LatencyBackend | None,
+                    sites: Sites) -> dict[str, Any] | None:
+    if backend is None or backend.outcome is None:
+        return None
+    out = backend.outcome
+    record: dict[str, Any] = {"host": sites.backend.name, "cpus": list(sites.backend.cpus),
+                              "peak_rss_bytes": out.peak_rss_sampled,
+                              "cpu_s": out.cpu_user_s + out.cpu_sys_s}
+    window = backend.proc.window_measures(out)
+    if window and run.backend_requests:
+        record["window"] = window.to_dict()
+        record["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
+    return record

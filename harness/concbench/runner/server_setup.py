@@ -14,7 +14,10 @@ from concbench import tools
 from concbench.build import Builder
 from concbench.plan import Plan
 from concbench.runner import backend
+from concbench.manifest import Contender
+from concbench.remote.roles import RemoteRoles
 from concbench.runner.placement import Placement, choose
+from concbench.runner.sites import Sites
 
 
 @dataclass(frozen=True)
@@ -25,12 +28,22 @@ class ServerContext:
     """Tool name → why it is missing (cells needing it are unavailable)."""
     versions: dict[str, str] = field(default_factory=dict)
     """Tool name → its version line, recorded in the results' toolchains."""
+    sites: Sites | None = None
+    """Roles on remote hosts (None: all on this machine)."""
+    remotes: RemoteRoles | None = None
 
-    def unavailable_reason(self, params: dict) -> str | None:
+    def unavailable_reason(self, params: dict, contender: Contender | None = None
+                           ) -> str | None:
         for name in (params.get("loadgen", "wrk"), "taskset"):
             if name in self.missing:
                 return self.missing[name]
+        if self.remotes is not None and contender is not None:
+            return self.remotes.unavailable_reason(contender, params)
         return None
+
+    def close(self) -> None:
+        if self.remotes is not None:
+            self.remotes.close()
 
 
 def raise_open_file_limit() -> int:
@@ -47,6 +60,11 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None]) -> ServerC
     if not server_cells:
         return None
     raise_open_file_limit()
+    placement = choose(plan.settings.server_cpus, plan.settings.client_cpus)
+    if plan.settings.hosts:
+        remotes = RemoteRoles.open(plan.settings.hosts, server_cells, placement, say)
+        return ServerContext(placement, None, {}, remotes.tool_versions(), remotes.sites,
+                             remotes)
     needed = {"taskset"} | {c.params["loadgen"] for c in server_cells}
     missing, versions = {}, {}
     for name in sorted(needed):
@@ -62,5 +80,4 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None]) -> ServerC
             exe = backend.FOLDER / backend.TOOLCHAIN.outputs[0]
         else:
             say(f"latency backend unavailable: {outcome.reason}")
-    placement = choose(plan.settings.server_cpus, plan.settings.client_cpus)
     return ServerContext(placement, exe, missing, versions)

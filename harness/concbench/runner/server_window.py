@@ -17,47 +17,31 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-import psutil
-
+from concbench.runner import proc_tree
 from concbench.runner.sampler import Sample
 
 FD_POLL_S = 0.2
 
 
-def _tree(pid: int) -> list[psutil.Process]:
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return []
-
-
 def tree_pids(pid: int) -> list[int]:
-    return [p.pid for p in _tree(pid)]
+    return proc_tree.tree(pid)
 
 
 def tree_cpu_s(pid: int) -> float:
-    total = 0.0
-    for proc in _tree(pid):
-        try:
-            t = proc.cpu_times()
-            total += t.user + t.system
-        except psutil.Error:
-            pass
-    return total
+    return sum(proc_tree.cpu_s(p) for p in proc_tree.tree(pid))
 
 
 def tree_thread_files(pid: int, name: str) -> Iterator[bytes]:
     """/proc/<p>/task/<tid>/<name> of every thread of the process tree (threads that end
     meanwhile are skipped)."""
-    for proc in _tree(pid):
+    for proc in proc_tree.tree(pid):
         try:
-            tids = os.listdir(f"/proc/{proc.pid}/task")
+            tids = os.listdir(f"/proc/{proc}/task")
         except OSError:
             continue
         for tid in tids:
             try:
-                with open(f"/proc/{proc.pid}/task/{tid}/{name}", "rb") as f:
+                with open(f"/proc/{proc}/task/{tid}/{name}", "rb") as f:
                     yield f.read()
             except OSError:
                 continue

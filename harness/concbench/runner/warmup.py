@@ -126,17 +126,25 @@ def is_steady(windows: list[WarmupWindow], steady_pct: float) -> bool:
 LoadRun = Callable[[float], LoadResult]
 
 
-def warm_up(policy: WarmupPolicy, pid: int, load: LoadRun,
+CpuProbe = Callable[[], "tuple[float, float | None]"]
+"""(CPU seconds of the server's process tree, of its JIT compiler threads or None)."""
+
+
+def local_probe(pid: int) -> CpuProbe:
+    return lambda: (tree_cpu_s(pid), jit_cpu_s(pid))
+
+
+def warm_up(policy: WarmupPolicy, probe: CpuProbe, load: LoadRun,
             on_window: Callable[[WarmupWindow], None] | None = None) -> WarmupOutcome:
     """Run warm-up windows through `load(seconds)` until steady or the cap is spent.
     `load` raises (or the caller stops) on failure; windows done so far are lost then,
     which is fine: a failed warm-up ends the run."""
     if policy.fixed:
-        return WarmupOutcome(policy, (_window(pid, load, policy.cap_s),), None)
+        return WarmupOutcome(policy, (_window(probe, load, policy.cap_s),), None)
     windows: list[WarmupWindow] = []
     spent = 0.0
     while spent < policy.cap_s - 1e-9:
-        window = _window(pid, load, min(policy.window_s, policy.cap_s - spent))
+        window = _window(probe, load, min(policy.window_s, policy.cap_s - spent))
         windows.append(window)
         spent += window.duration_s
         if on_window:
@@ -146,10 +154,10 @@ def warm_up(policy: WarmupPolicy, pid: int, load: LoadRun,
     return WarmupOutcome(policy, tuple(windows), False)
 
 
-def _window(pid: int, load: LoadRun, seconds: float) -> WarmupWindow:
-    cpu0, jit0 = tree_cpu_s(pid), jit_cpu_s(pid)
+def _window(probe: CpuProbe, load: LoadRun, seconds: float) -> WarmupWindow:
+    cpu0, jit0 = probe()
     result = load(seconds)
-    cpu1, jit1 = tree_cpu_s(pid), jit_cpu_s(pid)
+    cpu1, jit1 = probe()
     jit = max(0.0, jit1 - jit0) if jit0 is not None and jit1 is not None else None
     return WarmupWindow(duration_s=seconds, requests_per_s=result.requests_per_s,
                         p99_ms=result.latency_ms.get("p99"), errors_total=result.errors_total,

@@ -68,7 +68,7 @@ def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResu
                   ) -> tuple[dict[str, Summary], float | None, float | None, list[str]]:
     """Stats, ideal (latency floor, s), efficiency (rate ÷ tightest ceiling) and warnings."""
     stats = server_stats(ok_runs)
-    floor_ms, found = bounds_of(spec, params, bounds or Bounds())
+    floor_ms, found = bounds_of(spec, params, bounds or Bounds(), metadata.get("network"))
     efficiency = None
     if floor_ms is not None:
         metadata["bounds"] = {"latency_floor_ms": floor_ms,

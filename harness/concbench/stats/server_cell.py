@@ -65,14 +65,28 @@ def server_stats(ok_runs: list[RunResult]) -> dict[str, Summary]:
     return found
 
 
-def bounds_of(spec: WorkloadSpec, params: dict[str, Any],
-              bounds: Bounds) -> tuple[float | None, list[Ceiling]]:
-    """The latency floor (ms) and the throughput ceilings, tightest first."""
+def bounds_of(spec: WorkloadSpec, params: dict[str, Any], bounds: Bounds,
+              network: dict[str, Any] | None = None) -> tuple[float | None, list[Ceiling]]:
+    """The latency floor (ms) and the throughput ceilings, tightest first. Across hosts the
+    floor includes the measured round trips: one client → server per request, and one
+    server → backend per downstream call on the critical path (two when base and then the
+    parallel pair wait on the backend, three for a sequential design)."""
     assert spec.server is not None
     floor = spec.server.latency_floor_ms(params, bounds)
     if floor is None:
         return None, []
+    floor += network_delay_ms(spec, params, bounds, network or {})
     return floor, ceilings(floor, params["connections"], params, bounds)
+
+
+def network_delay_ms(spec: WorkloadSpec, params: dict[str, Any], bounds: Bounds,
+                     network: dict[str, Any]) -> float:
+    assert spec.server is not None
+    delay = float(network.get("client_server", {}).get("rtt_ms") or 0.0)
+    if spec.server.uses_backend(params):
+        calls_on_path = 3 if bounds.sequential else 2
+        delay += calls_on_path * float(network.get("server_backend", {}).get("rtt_ms") or 0.0)
+    return delay
 
 
 def _median(stats: dict[str, Summary], key: str) -> float | None:

@@ -11,9 +11,11 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 PERCENTILE_POINTS = (50.0, 75.0, 90.0, 99.0, 99.9, 99.99, 99.999, 100.0)
@@ -40,6 +42,12 @@ class LoadSpec:
     """CPUs the generator is pinned to (empty: not pinned)."""
     timeout_s: float
     """Per-request timeout of the generator (longer than the run, so none is cut short)."""
+    runner: "CommandRunner | None" = None
+    """Where the generator runs: None is this machine; a remote client host otherwise."""
+
+    @property
+    def where(self) -> "CommandRunner":
+        return self.runner or LOCAL
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,39 @@ class Finished:
     stderr: str
     cpu_s: float
     wall_s: float
+    output: str | None = None
+    """The contents of the file `{out}` named in the command, if it wrote one."""
+
+
+class CommandRunner(Protocol):
+    """Runs a generator to completion on some host, measured by wait4 there. `{out}` in the
+    argv or the environment's values names a fresh file whose contents come back."""
+
+    host: str | None
+
+    def path(self, local: Path) -> str:
+        """Where a file of concbench's own (a Lua script) is on that host."""
+
+    def run(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> Finished: ...
+
+
+class LocalRunner:
+    host = None
+
+    def path(self, local: Path) -> str:
+        return str(local)
+
+    def run(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> Finished:
+        with tempfile.TemporaryDirectory(prefix="concbench-load-") as tmp:
+            out = os.path.join(tmp, "out")
+            argv = [a.replace("{out}", out) for a in argv]
+            full_env = {**os.environ, **{k: v.replace("{out}", out) for k, v in env.items()}}
+            done = run_measured(argv, timeout_s, full_env)
+            text = Path(out).read_text() if os.path.exists(out) else None
+        return Finished(done.returncode, done.stdout, done.stderr, done.cpu_s, done.wall_s, text)
+
+
+LOCAL = LocalRunner()
 
 
 def dies_with_us(argv: list[str]) -> list[str]:

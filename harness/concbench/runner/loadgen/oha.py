@@ -11,12 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import tempfile
-from pathlib import Path
 
 from concbench import tools
 from concbench.runner.loadgen.base import (PERCENTILE_POINTS, LoadError, LoadResult, LoadSpec,
-                                           pinned, run_measured)
+                                           pinned)
 
 DEADLINE_ABORT = "aborted due to deadline"
 
@@ -27,10 +25,10 @@ class Oha:
     def missing(self) -> str | None:
         return tools.missing("oha")
 
-    def command(self, spec: LoadSpec, out: Path) -> list[str]:
-        exe = tools.path("oha")
+    def command(self, spec: LoadSpec, out: str) -> list[str]:
+        exe = tools.path("oha") if spec.runner is None else "oha"  # a remote client's PATH
         argv = [str(exe), "-z", f"{math.ceil(spec.duration_s)}s", "-c", str(spec.connections),
-                "--no-tui", "--output-format", "json", "-o", str(out),
+                "--no-tui", "--output-format", "json", "-o", out,
                 "--worker-threads", str(spec.threads), "-t", f"{math.ceil(spec.timeout_s)}s"]
         if spec.rate > 0:
             argv += ["-q", str(spec.rate), "--latency-correction"]
@@ -43,15 +41,12 @@ class Oha:
         return pinned([*argv, url], spec.cpus)
 
     def run(self, spec: LoadSpec) -> LoadResult:
-        with tempfile.TemporaryDirectory(prefix="concbench-oha-") as tmp:
-            out = Path(tmp) / "oha.json"
-            argv = self.command(spec, out)
-            done = run_measured(argv, spec.duration_s + 60)
-            if done.returncode != 0 or not out.exists():
-                tail = (done.stderr or done.stdout).strip()[-400:]
-                raise LoadError(f"oha exited {done.returncode} without a result: {tail}")
-            raw = json.loads(out.read_text())
-        return parse(raw, argv, spec, done.cpu_s, done.wall_s)
+        argv = self.command(spec, "{out}")
+        done = spec.where.run(argv, spec.duration_s + 60, {})
+        if done.returncode != 0 or not done.output:
+            tail = (done.stderr or done.stdout).strip()[-400:]
+            raise LoadError(f"oha exited {done.returncode} without a result: {tail}")
+        return parse(json.loads(done.output), argv, spec, done.cpu_s, done.wall_s)
 
 
 def _ms(seconds: float | None) -> float | None:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 
-from concbench.runner.loadgen.base import LoadError, LoadResult, LoadSpec, pinned, run_measured
+from concbench.runner.loadgen.base import LoadError, LoadResult, LoadSpec, pinned
 
 SCRIPT = Path(__file__).with_name("wrk.lua")
 
@@ -35,24 +33,21 @@ class Wrk:
     def command(self, spec: LoadSpec) -> list[str]:
         argv = ["wrk", "-t", str(spec.threads), "-c", str(spec.connections),
                 "-d", f"{math.ceil(spec.duration_s)}s", "--timeout", f"{math.ceil(spec.timeout_s)}s",
-                "-s", str(SCRIPT)]
+                "-s", spec.where.path(SCRIPT)]
         if not spec.keepalive:
             argv += ["-H", "Connection: close"]
         return pinned([*argv, spec.url + spec.path], spec.cpus)
 
     def run(self, spec: LoadSpec) -> LoadResult:
-        with tempfile.TemporaryDirectory(prefix="concbench-wrk-") as tmp:
-            out = Path(tmp) / "summary.json"
-            env = {**os.environ, "CONCBENCH_WRK_OUT": str(out)}
-            if spec.varied_ids:
-                env["CONCBENCH_WRK_ID_PREFIX"] = re.sub(r"\d+$", "", spec.path)
-            argv = self.command(spec)
-            done = run_measured(argv, spec.duration_s + 60, env)
-            if done.returncode != 0 or not out.exists():
-                tail = (done.stderr or done.stdout).strip()[-400:]
-                raise LoadError(f"wrk exited {done.returncode} without a summary: {tail}")
-            raw = json.loads(out.read_text())
-        return parse(raw, argv, spec, done.cpu_s, done.wall_s)
+        env = {"CONCBENCH_WRK_OUT": "{out}"}
+        if spec.varied_ids:
+            env["CONCBENCH_WRK_ID_PREFIX"] = re.sub(r"\d+$", "", spec.path)
+        argv = self.command(spec)
+        done = spec.where.run(argv, spec.duration_s + 60, env)
+        if done.returncode != 0 or not done.output:
+            tail = (done.stderr or done.stdout).strip()[-400:]
+            raise LoadError(f"wrk exited {done.returncode} without a summary: {tail}")
+        return parse(json.loads(done.output), argv, spec, done.cpu_s, done.wall_s)
 
 
 def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: float) -> LoadResult:

@@ -1,0 +1,1 @@
+"""Roles on other hosts over SSH: hosts, the SSH layer, the agent that runs there."""
