@@ -107,6 +107,8 @@ def test_three_hosts_serve_load_and_backend_verified(net, hosts_file, fake_bench
     assert roles["network"]["client_server_throughput"]["bits_per_second"] > 1e8
     floor = cell["metadata"]["bounds"]["latency_floor_ms"]
     assert 40 < floor < 40 + 3 * 5  # the two waits plus the measured round trips
+    report = next((fake_bench.root / "results").glob("*/results.md")).read_text()
+    assert "## Hosts" in report and "| server | server | 198.18.0.2 | 0 |" in report
     assert _quiet(net, before) == {}
 
 

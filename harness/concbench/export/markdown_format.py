@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concbench.report import hosts_table
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
 from concbench.warnings import document_warnings
@@ -27,7 +28,8 @@ def serialize(doc: ResultsDocument) -> bytes:
     lines = [f"# concbench results {doc.run_id}", "",
              f"Machine: {m.get('cpu_model', '?')}, {m.get('logical_cores', '?')} cores, "
              f"{(m.get('memory_bytes') or 0) / 2**30:.0f} GiB, {m.get('os', '?')}, "
-             f"kernel {m.get('kernel', '?')}. concbench {doc.concbench_revision}.", ""]
+             f"kernel {m.get('kernel', '?')}. concbench {doc.concbench_revision}.", "",
+             *hosts_table.markdown(doc, "##")]
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
     lines += toolchains_section(doc, "##") + warnings_section(doc, "##")

@@ -49,14 +49,15 @@ def _first_line(proc: subprocess.Popen, remote: RemoteHost | None, timeout_s: fl
     return json.loads(line)
 
 
-def _end(proc: subprocess.Popen) -> None:
+def end_session(proc: subprocess.Popen, grace_s: float = 15) -> None:
+    """Close the agent's stdin (its signal to stop what it started) and wait for it."""
     try:
         if proc.stdin:
             proc.stdin.close()
     except OSError:
         pass
     try:
-        proc.wait(timeout=15)
+        proc.wait(timeout=grace_s)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -68,7 +69,7 @@ def call(remote: RemoteHost | None, command: str, arg: Any, timeout_s: float) ->
     try:
         return _first_line(proc, remote, timeout_s, command)
     finally:
-        _end(proc)
+        end_session(proc)
 
 
 class Background:
@@ -88,7 +89,7 @@ class Background:
             try:
                 self.ready = _first_line(self.proc, remote, timeout_s, command)
             except BaseException:
-                _end(self.proc)
+                end_session(self.proc)
                 raise
         return self
 
@@ -98,7 +99,7 @@ class Background:
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None:
-            _end(self.proc)
+            end_session(self.proc)
 
 
 class RemoteRunner:

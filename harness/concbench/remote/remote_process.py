@@ -17,8 +17,9 @@ import threading
 import time
 from typing import Any, Callable
 
+from concbench.remote.agent_session import end_session
 from concbench.remote.remote_host import RemoteHost
-from concbench.remote.ssh import HostError
+from concbench.remote.ssh import HostError, classify
 from concbench.runner.process import KILL_GRACE_S, ProcessOutcome
 from concbench.runner.sampler import Sample
 from concbench.runner.server_window import WindowMeasures
@@ -97,7 +98,6 @@ class RemoteServer:
 
     def _ssh_problem(self) -> str:
         text = self._stderr.decode(errors="replace")
-        from concbench.remote.ssh import classify
         return classify(self.remote.host, text) if self._proc and self._proc.returncode == 255 \
             else f"agent on {self.where} ended: {text.strip()[-300:] or 'no message'}"
 
@@ -174,19 +174,8 @@ class RemoteServer:
 
     def close(self) -> None:
         """End the session; the agent stops whatever is still running when its stdin closes."""
-        proc = self._proc
-        if proc is None:
-            return
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=KILL_GRACE_S + 15)
-        except Exception:
-            proc.kill()
-            proc.wait()
+        if self._proc is not None:
+            end_session(self._proc, KILL_GRACE_S + 15)
 
 
 def lost_outcome(reason: str) -> ProcessOutcome:

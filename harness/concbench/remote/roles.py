@@ -131,7 +131,8 @@ class RemoteRoles:
     # -- records ------------------------------------------------------------------------------
 
     def tool_versions(self) -> dict[str, str]:
-        return {f"{name} python": r.checked.get("python", "?") for name, r in self.remotes.items()}
+        return {f"agent on {name}": f"python {r.checked.get('python', '?')}"
+                for name, r in self.remotes.items()}
 
     def record(self) -> dict[str, Any]:
         """The results' machine.roles: which host has which role, each host's machine, the

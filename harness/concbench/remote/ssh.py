@@ -72,7 +72,7 @@ class Ssh:
             opts += ["-i", h.key, "-o", "IdentitiesOnly=yes"]
         return opts
 
-    def argv(self, command: list[str], tty: bool = False) -> list[str]:
+    def argv(self, command: list[str]) -> list[str]:
         """ssh running `command` (quoted for the remote shell) on the host."""
         return ["ssh", *self.options(), "-T", self.host.target, "--", shlex.join(command)]
 

@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from concbench.report import charts, diagnostics, scaling_table
+from concbench.report import charts, diagnostics, hosts_table, scaling_table
 from concbench.report.table import Table, tables
 from concbench.report.views import Point, Series, WorkloadView, label, representative_run, \
     varying, workload_views
@@ -154,6 +154,7 @@ def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, obj
             "sections": [section(v, by_name[v.workload], folder, colors) for v in views],
             "warnings": _warnings(doc, views), "profiles": profile_rows(doc),
             "diagnostics": diagnostics.rows(doc.cells),
+            "hosts": hosts_table.rows(doc), "host_headers": hosts_table.HEADERS,
             "scaling_headers": scaling_table.HEADERS}
 
 

@@ -12,6 +12,7 @@ from concbench.report import charts, scaling_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
 from concbench.report.views import chart
+from concbench.report import hosts_table
 from concbench.resultset.model import ResultsDocument
 from concbench.stats.scans import scan_fits
 
@@ -65,7 +66,7 @@ def _fits(doc: ResultsDocument, workload: str) -> list[str]:
 
 def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
               files: dict[str, bytes]) -> list[str]:
-    lines = [f"## Run {doc.run_id}", "", _machine(doc), ""]
+    lines = [f"## Run {doc.run_id}", "", _machine(doc), "", *hosts_table.markdown(doc)]
     summaries = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
     seeds = seed_tables(list(doc.cells))
     colors = charts.palette([c.contender for c in doc.cells])

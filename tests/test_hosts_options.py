@@ -1,0 +1,57 @@
+"""The multi-host options read as a user writes them: host specs, hosts files, and bad input
+answered with a message and exit 2 before anything runs (no SSH needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from concbench.errors import UserError
+from concbench.remote.hosts import resolve, roles_from
+from concbench.remote.ssh import classify
+
+
+def test_a_spec_gives_user_address_and_port():
+    host = resolve("bench@10.1.2.3:2222", "--server-host", None, None)
+    assert (host.user, host.address, host.port) == ("bench", "10.1.2.3", 2222)
+    assert host.reach_for(8080) == ("10.1.2.3", 8080)
+
+
+def test_a_name_comes_from_the_hosts_file(tmp_path: Path):
+    f = tmp_path / "hosts.toml"
+    f.write_text('[hosts.srv]\naddress = "198.18.0.2"\nuser = "root"\ncpus = "0-1"\n'
+                 'serve_port = 18080\nreach = "198.18.0.12:18081"\n')
+    roles = roles_from("srv", None, None, str(f), None)
+    assert roles.server.address == "198.18.0.2" and roles.server.cpus == "0-1"
+    assert roles.server.reach_for(18080) == ("198.18.0.12", 18081)
+    assert roles.client is None and roles.remote
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[hosts.a]\nuser = "x"\n', "needs an address"),
+    ('[hosts.a]\naddress = "h"\nbogus = 1\n', "unknown keys"),
+    ('[hosts.a]\naddress = "h"\nreach = "x:1"\n', "reach needs serve_port"),
+    ("not toml [", "not valid TOML"),
+])
+def test_a_bad_hosts_file_is_a_user_error(tmp_path: Path, text: str, words: str):
+    f = tmp_path / "hosts.toml"
+    f.write_text(text)
+    with pytest.raises(UserError, match=words):
+        roles_from("a", None, None, str(f), None)
+
+
+def test_bad_options_exit_2_with_a_message(fake_bench):
+    for args in (["--server-host", "bad host!"], ["--hosts-file", "/nonexistent/hosts.toml",
+                                                  "--server-host", "x"]):
+        res = fake_bench("run", "http-hello", "--contender", "fake-server", *args)
+        assert res.code == 2 and "Traceback" not in res.stderr, res.stderr
+        assert "--server-host" in res.stderr or "hosts-file" in res.stderr
+
+
+def test_ssh_failures_read_as_what_to_do():
+    host = resolve("root@198.18.0.9", "--server-host", None, "/tmp/kh")
+    assert "does not match" in classify(host, "Host key verification failed.")
+    assert "key refused" in classify(host, "root@198.18.0.9: Permission denied (publickey).")
+    assert "unreachable" in classify(host, "ssh: connect to host 198.18.0.9 port 22: No route "
+                                           "to host")
