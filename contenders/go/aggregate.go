@@ -17,7 +17,7 @@ import (
 // the detail and extra calls concurrently (each in its own goroutine, joined
 // by a sync.WaitGroup), and answers the user as JSON.
 
-var aggregateParams = []string{"port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"}
+var aggregateParams = []string{"port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port", "pool-size"}
 
 // Client pool for downstream=http. DefaultTransport keeps at most 2 idle
 // connections per host (and 100 in all): with hundreds of calls in flight
@@ -48,11 +48,19 @@ func newAggregate(p params) (server, error) {
 	if err != nil {
 		return server{}, err
 	}
+	bind, err := p.ipv4("bind")
+	if err != nil {
+		return server{}, err
+	}
 	d, err := p.allMillis("base-ms", "detail-ms", "extra-ms")
 	if err != nil {
 		return server{}, err
 	}
 	if _, err := p.int("pool-size", 0); err != nil { // validated, then ignored: not pooled
+		return server{}, err
+	}
+	backendHost, err := p.ipv4("backend-host")
+	if err != nil {
 		return server{}, err
 	}
 	backendPort, err := p.int("backend-port", 0)
@@ -63,14 +71,14 @@ func newAggregate(p params) (server, error) {
 	var base, detail, extra call
 	info := map[string]any{"downstream": *p["downstream"]}
 	switch *p["downstream"] {
-	case "inproc": // backend-port is not used
+	case "inproc": // backend-host and backend-port are not used
 		base, detail, extra = sleepCall(d[0]), sleepCall(d[1]), sleepCall(d[2])
 	case "http":
 		if backendPort < 1 || backendPort > 65535 {
 			return server{}, fmt.Errorf("--backend-port=%d: want a TCP port for --downstream=http", backendPort)
 		}
 		client := newBackendClient()
-		prefix := "http://127.0.0.1:" + strconv.Itoa(backendPort) + "/delay/"
+		prefix := "http://" + net.JoinHostPort(backendHost, strconv.Itoa(backendPort)) + "/delay/"
 		base = httpCall(client, prefix+strconv.FormatInt(d[0].Milliseconds(), 10))
 		detail = httpCall(client, prefix+strconv.FormatInt(d[1].Milliseconds(), 10))
 		extra = httpCall(client, prefix+strconv.FormatInt(d[2].Milliseconds(), 10))
@@ -111,7 +119,7 @@ func newAggregate(p params) (server, error) {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
 	})
-	return server{port: port, handler: mux, info: info}, nil
+	return server{bind: bind, port: port, handler: mux, info: info}, nil
 }
 
 // parseID accepts a decimal integer ≥ 1 (digits only, fits in int64).
@@ -138,7 +146,7 @@ func sleepCall(d time.Duration) call {
 // concurrent calls to one host (see maxIdlePerHost). HTTP/1.1 keep-alive.
 func newBackendClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		Proxy:               nil, // the backend is on loopback; no proxy from the environment
+		Proxy:               nil, // the backend is reached directly; no proxy from the environment
 		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        0, // no total cap on idle connections (DefaultTransport: 100)
 		MaxIdleConnsPerHost: maxIdlePerHost,

@@ -8,10 +8,14 @@ import (
 
 // http-hello (seed 004): GET /hello answers 200 with a fixed 200-byte body.
 
-var helloParams = []string{"port", "pool-size"}
+var helloParams = []string{"port", "bind", "pool-size"}
 
 func newHello(p params) (server, error) {
 	port, err := p.port()
+	if err != nil {
+		return server{}, err
+	}
+	bind, err := p.ipv4("bind")
 	if err != nil {
 		return server{}, err
 	}
@@ -28,5 +32,5 @@ func newHello(p params) (server, error) {
 		h.Set("Content-Length", length)
 		w.Write(body)
 	})
-	return server{port: port, handler: mux}, nil
+	return server{bind: bind, port: port, handler: mux}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime"
@@ -24,6 +25,7 @@ const shutdownGrace = 3 * time.Second
 
 // A server is a validated server workload, ready to listen.
 type server struct {
+	bind    string // --bind: the IPv4 address to listen on
 	port    int
 	handler http.Handler
 	info    map[string]any // extra keys for the ready line's "runtime" object
@@ -45,10 +47,20 @@ func (p params) port() (int, error) {
 	return port, err
 }
 
-// run binds 127.0.0.1:port (never a wildcard address), prints the ready line
+// ipv4 parses parameter name (--bind, --backend-host) as an IPv4 address
+// literal such as 127.0.0.1.
+func (p params) ipv4(name string) (string, error) {
+	a, err := netip.ParseAddr(*p[name])
+	if err != nil || !a.Is4() {
+		return "", fmt.Errorf("--%s=%s: not an IPv4 address", name, *p[name])
+	}
+	return a.String(), nil
+}
+
+// run binds bind:port (never a wildcard address), prints the ready line
 // and serves until SIGTERM/SIGINT, then shuts down gracefully and returns nil.
 func (s server) run() error {
-	ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)))
+	ln, err := net.Listen("tcp4", net.JoinHostPort(s.bind, strconv.Itoa(s.port)))
 	if err != nil {
 		return err
 	}

@@ -29,12 +29,12 @@ function parseId(digits) {
   return Number.isSafeInteger(id) && id >= 1 ? id : null;
 }
 
-// httpCall makes `() => Promise` that GETs http://127.0.0.1:port<path> through
+// httpCall makes `() => Promise` that GETs http://host:port<path> through
 // the keep-alive agent, reads the whole body (so the socket goes back to the
 // agent's free list) and wants status 200. An error event (refused, reset)
 // rejects `once`, so the handler answers 502. No timeout of its own.
-function httpCall(agent, port, path) {
-  const options = { host: "127.0.0.1", port, path, agent };
+function httpCall(agent, host, port, path) {
+  const options = { host, port, path, agent };
   return async () => {
     const [res] = await once(http.get(options), "response");
     await text(res);
@@ -43,23 +43,25 @@ function httpCall(agent, port, path) {
 }
 
 export const httpAggregate = {
-  params: ["port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"],
+  params: ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port", "pool-size"],
   serve(p) {
     const port = p.port();
+    const bind = p.ipv4("bind");
     const ms = ["base-ms", "detail-ms", "extra-ms"].map((name) => p.millis(name));
     p.int("pool-size"); // validated, then ignored: one event loop, no pool
+    const backendHost = p.ipv4("backend-host");
     const backendPort = p.port("backend-port");
     const downstream = p.string("downstream");
 
     let calls; // [base, detail, extra], each () => Promise
     const info = { downstream };
     let onStop = () => {};
-    if (downstream === "inproc") { // backend-port is not used
+    if (downstream === "inproc") { // backend-host and backend-port are not used
       calls = ms.map((d) => () => sleep(d));
     } else if (downstream === "http") {
       if (backendPort === 0) throw new UsageError("--backend-port=0: want a TCP port for --downstream=http");
       const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: MAX_FREE_SOCKETS });
-      calls = ms.map((d) => httpCall(agent, backendPort, `/delay/${d}`));
+      calls = ms.map((d) => httpCall(agent, backendHost, backendPort, `/delay/${d}`));
       info.client_pool = { client: "node:http http.Agent", keep_alive: true, max_sockets: "unbounded",
         max_free_sockets: MAX_FREE_SOCKETS, scheduling: agent.scheduling };
       onStop = () => agent.destroy();
@@ -82,6 +84,6 @@ export const httpAggregate = {
       const body = JSON.stringify({ id, name: `User-${id}`, age: 25, sex: 1, phone: "13800138000", level: "VIP会员" });
       reply(res, 200, "application/json", body);
     };
-    return () => serve(port, handler, info, onStop);
+    return () => serve(bind, port, handler, info, onStop);
   },
 };

@@ -1,6 +1,7 @@
 // Shared pieces: parameter parsing (docs/contract.md: every parameter given
 // explicitly as --name=value, no defaults), the clock and JSON-line output.
 
+import { isIPv4 } from "node:net";
 import { hrtime, stdout } from "node:process";
 
 // UsageError is bad input: main prints it and exits 2.
@@ -38,6 +39,13 @@ class Params {
     const v = this.int(name);
     if (v > 2 ** 31 - 1) throw new UsageError(`--${name}=${v}: too large a duration for a timer`);
     return v;
+  }
+
+  // ipv4 is an IPv4 address literal such as 127.0.0.1 (--bind, --backend-host).
+  ipv4(name) {
+    const s = this.#values.get(name);
+    if (!isIPv4(s)) throw new UsageError(`--${name}=${s}: not an IPv4 address`);
+    return s;
   }
 
   // port parses --port: 0..65535 (0 asks the kernel for a free port; the ready

@@ -3,9 +3,10 @@
 import { methodNotAllowed, notFound, pathOf, serve } from "./server.mjs";
 
 export const httpHello = {
-  params: ["port", "pool-size"],
+  params: ["port", "bind", "pool-size"],
   serve(p) {
     const port = p.port();
+    const bind = p.ipv4("bind");
     p.int("pool-size"); // validated, then ignored: one event loop, no pool
     const body = Buffer.from(`${"x".repeat(199)}\n`); // built once at start-up
     const headers = { "Content-Type": "text/plain; charset=utf-8", "Content-Length": body.length };
@@ -15,6 +16,6 @@ export const httpHello = {
       res.writeHead(200, headers);
       res.end(body);
     };
-    return () => serve(port, handler);
+    return () => serve(bind, port, handler);
   },
 };

@@ -37,16 +37,16 @@ export function methodNotAllowed(res) {
   reply(res, 405, "text/plain; charset=utf-8", "method not allowed\n", { Allow: "GET, HEAD" });
 }
 
-// serve binds 127.0.0.1:port (never a wildcard address), prints the ready line
+// serve binds bind:port (never a wildcard address), prints the ready line
 // and serves until SIGTERM/SIGINT: then it stops accepting, closes every
 // connection (in-flight requests may be dropped, as the contract allows) and
 // exits 0. `info` adds keys to the ready line's "runtime" object; `onStop`
 // releases what the handler holds (the downstream client's sockets).
-export async function serve(port, handler, info = {}, onStop = () => {}) {
+export async function serve(bind, port, handler, info = {}, onStop = () => {}) {
   const server = http.createServer(handler);
   await new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ host: "127.0.0.1", port, backlog: BACKLOG }, () => {
+    server.listen({ host: bind, port, backlog: BACKLOG }, () => {
       server.off("error", reject);
       resolve();
     });

@@ -5,13 +5,13 @@
 %% serves HTTP until SIGTERM. As docs/contract.md specifies:
 %%
 %%   run-erlang <workload> --<param>=<value> ... --warmup=<W> --iterations=<N>
-%%   run-erlang http-<name> --port=<P> --<param>=<value> ...
+%%   run-erlang http-<name> --port=<P> --bind=<ADDR> --<param>=<value> ...
 %%
 %% run-erlang execs `erl ... -s concbench main -extra <args>`; main/0 reads the
 %% arguments after -extra. Exit 2 on bad input, 1 on any other failure.
 -module(concbench).
 -export([main/0]).
--export([int/3, port/1, bad/2, now_ns/0, mark/3, emit/1, json/1]).
+-export([int/3, port/1, ipv4/2, bad/2, now_ns/0, mark/3, emit/1, json/1]).
 
 %% Each workload module exports params/0 (every parameter it takes, all
 %% required) and either setup/1 (batch: returns a fun(Index) -> {ElapsedNs,
@@ -130,6 +130,15 @@ port(P) ->
     case int(P, "port", 0) of
         Port when Port > 65535 -> bad("--port=~b: not a TCP port", [Port]);
         Port -> Port
+    end.
+
+%% ipv4: an IPv4 address literal such as 127.0.0.1 (--bind, --backend-host), as
+%% an inet:ip4_address() tuple.
+ipv4(P, Name) ->
+    S = maps:get(Name, P),
+    case inet:parse_ipv4strict_address(S) of
+        {ok, Ip} -> Ip;
+        {error, einval} -> bad("--~s=~s: not an IPv4 address", [Name, S])
     end.
 
 now_ns() ->

@@ -9,7 +9,7 @@
 %%
 %% downstream=inproc: a call is `receive after Ms` in its process.
 %% downstream=http: a call is httpc:request/4 (inets, OTP's HTTP client) of
-%% GET http://127.0.0.1:<backend-port>/delay/<ms>, body read whole as a binary,
+%% GET http://<backend-host>:<backend-port>/delay/<ms>, body read whole as a binary,
 %% status 200 required. httpc keeps persistent connections per profile; its
 %% defaults (max_sessions 2, max_keep_alive_length 5) would queue calls behind
 %% busy connections, so: max_sessions 4096 (persistent connections to the
@@ -23,12 +23,15 @@
 -define(MAX_SESSIONS, 4096).
 
 params() ->
-    ["port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"].
+    ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port",
+     "pool-size"].
 
 serve(P) ->
     Port = concbench:port(P),
+    Ip = concbench:ipv4(P, "bind"),
     [Base, Detail, Extra] = [concbench:int(P, N, 0) || N <- ["base-ms", "detail-ms", "extra-ms"]],
     _ = concbench:int(P, "pool-size", 0),       % validated, then ignored: not pooled
+    BackendHost = inet:ntoa(concbench:ipv4(P, "backend-host")),
     BackendPort = concbench:int(P, "backend-port", 0),
     {Calls, Info} =
         case maps:get("downstream", P) of
@@ -36,8 +39,8 @@ serve(P) ->
                 {{{sleep, Base}, {sleep, Detail}, {sleep, Extra}},
                  [{downstream, <<"inproc">>}]};
             "http" when BackendPort >= 1, BackendPort =< 65535 ->
-                Url = fun(Ms) -> lists:flatten(io_lib:format("http://127.0.0.1:~b/delay/~b",
-                                                             [BackendPort, Ms])) end,
+                Url = fun(Ms) -> lists:flatten(io_lib:format("http://~s:~b/delay/~b",
+                                                             [BackendHost, BackendPort, Ms])) end,
                 {{{http, Url(Base)}, {http, Url(Detail)}, {http, Url(Extra)}},
                  [{downstream, <<"http">>},
                   {client_pool, iolist_to_binary(
@@ -57,7 +60,7 @@ serve(P) ->
                       end;
                  (_) -> NotFound
               end,
-    Serve = concbench_http:serve(Port, Handler, Info),
+    Serve = concbench_http:serve(Ip, Port, Handler, Info),
     fun() ->
             element(1, element(1, Calls)) =:= http andalso start_client(),
             Serve()

@@ -4,10 +4,11 @@
 -export([params/0, serve/1]).
 
 params() ->
-    ["port", "pool-size"].
+    ["port", "bind", "pool-size"].
 
 serve(P) ->
     Port = concbench:port(P),
+    Ip = concbench:ipv4(P, "bind"),
     _ = concbench:int(P, "pool-size", 0),       % validated, then ignored: not pooled
     Body = <<(binary:copy(<<"x">>, 199))/binary, "\n">>,
     Ok = {<<"HTTP/1.1 200 OK\r\n">>,
@@ -17,4 +18,4 @@ serve(P) ->
                  (<<"/hello?", _/binary>>) -> Ok;
                  (_) -> NotFound
               end,
-    concbench_http:serve(Port, Handler, []).
+    concbench_http:serve(Ip, Port, Handler, []).

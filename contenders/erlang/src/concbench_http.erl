@@ -15,7 +15,7 @@
 %% public ETS table with read_concurrency, as cowboy_clock does); one
 %% gen_tcp:send/2 of an iolist per response.
 -module(concbench_http).
--export([serve/3, not_found/0]).
+-export([serve/4, not_found/0]).
 
 -define(ACCEPTORS, 10).          % ranch's default num_acceptors
 -define(IDLE_TIMEOUT, 60000).    % close a connection idle this long (cowboy's idle_timeout)
@@ -24,15 +24,15 @@
 
 -record(req, {method, uri, vsn, connection = <<>>, length = 0, chunked = false}).
 
-%% serve returns the job: bind 127.0.0.1:Port only, start the acceptors, print
+%% serve returns the job: bind Ip:Port only, start the acceptors, print
 %% the ready line, then wait (this process owns the listen socket and the date
 %% table). Handler(Method, Path) returns {StatusLine, Headers, Body} where
 %% Headers holds Content-Type and Content-Length lines. SIGTERM: halt with exit
 %% 0 (concbench_sigterm).
-serve(Port, Handler, Info) ->
+serve(Ip, Port, Handler, Info) ->
     fun() ->
             concbench_sigterm:install(),
-            {ok, Listen} = gen_tcp:listen(Port, [binary, {ip, {127, 0, 0, 1}}, {packet, raw},
+            {ok, Listen} = gen_tcp:listen(Port, [binary, {ip, Ip}, {packet, raw},
                                                  {active, false}, {reuseaddr, true},
                                                  {backlog, 4096}, {nodelay, true}]),
             {ok, Bound} = inet:port(Listen),

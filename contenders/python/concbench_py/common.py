@@ -62,6 +62,16 @@ class Params:
             raise BadInput(f"--{name}={ms}: too large a duration")
         return ms / 1000
 
+    def ipv4(self, name: str) -> str:
+        """An IPv4 address literal such as 127.0.0.1 (servers' --bind and --backend-host)."""
+        import ipaddress  # here, not at the top: only the servers need it
+
+        s = self._raw[name]
+        try:
+            return str(ipaddress.IPv4Address(s))
+        except ValueError:
+            raise BadInput(f"--{name}={s}: not an IPv4 address") from None
+
     def port(self) -> int:
         port = self.int("port")
         if port > 65535:

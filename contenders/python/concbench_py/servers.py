@@ -16,9 +16,9 @@ from yarl import URL
 
 from .common import BadInput, Params, emit, runtime_info
 
-HELLO_PARAMS = ["port", "pool-size"]
-AGGREGATE_PARAMS = ["port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port",
-                    "pool-size"]
+HELLO_PARAMS = ["port", "bind", "pool-size"]
+AGGREGATE_PARAMS = ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream",
+                    "backend-host", "backend-port", "pool-size"]
 
 # listen() backlog: Linux caps it at net.core.somaxconn (what Go's net.Listen passes);
 # aiohttp's TCPSite default is 128.
@@ -36,10 +36,11 @@ CLIENT_KEY = web.AppKey("client", aiohttp.ClientSession)
 
 
 class ServerSpec:
-    """A validated server workload: the application, the port and extra ready-line keys."""
+    """A validated server workload: the application, the address and port to bind, and extra
+    ready-line keys."""
 
-    def __init__(self, app: web.Application, port: int, info: dict[str, Any]):
-        self.app, self.port, self.info = app, port, info
+    def __init__(self, app: web.Application, bind: str, port: int, info: dict[str, Any]):
+        self.app, self.bind, self.port, self.info = app, bind, port, info
 
 
 def _http_parser() -> str:
@@ -50,7 +51,7 @@ def _http_parser() -> str:
 
 
 async def serve(spec: ServerSpec, loop_name: str) -> None:
-    """Bind 127.0.0.1:port (never a wildcard), print the ready line, serve until SIGTERM/SIGINT,
+    """Bind bind:port (never a wildcard), print the ready line, serve until SIGTERM/SIGINT,
     then clean up (stop listening, close connections, close the client) and return."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -59,7 +60,7 @@ async def serve(spec: ServerSpec, loop_name: str) -> None:
 
     runner = web.AppRunner(spec.app, access_log=None, shutdown_timeout=SHUTDOWN_GRACE_S)
     await runner.setup()  # runs the app's startup (the client session, if any)
-    site = web.TCPSite(runner, "127.0.0.1", spec.port, backlog=BACKLOG)
+    site = web.TCPSite(runner, spec.bind, spec.port, backlog=BACKLOG)
     await site.start()
     port = runner.addresses[0][1]
 
@@ -81,6 +82,7 @@ async def serve(spec: ServerSpec, loop_name: str) -> None:
 
 def setup_hello(p: Params) -> ServerSpec:
     port = p.port()
+    bind = p.ipv4("bind")
     p.int("pool-size")  # validated, then ignored: one event loop, no pool
     body = b"x" * 199 + b"\n"  # built once at start-up
 
@@ -89,7 +91,7 @@ def setup_hello(p: Params) -> ServerSpec:
 
     app = web.Application()
     app.router.add_get("/hello", hello)
-    return ServerSpec(app, port, {})
+    return ServerSpec(app, bind, port, {})
 
 
 # --- http-aggregate (seed 003) ---------------------------------------------------------------
@@ -131,21 +133,24 @@ _dumps = functools.partial(json.dumps, ensure_ascii=False)  # "VIP会员" as UTF
 
 def setup_aggregate(p: Params) -> ServerSpec:
     port = p.port()
+    bind = p.ipv4("bind")
     base_s, detail_s, extra_s = p.seconds("base-ms"), p.seconds("detail-ms"), p.seconds("extra-ms")
     p.int("pool-size")  # validated, then ignored: one event loop, no pool
+    backend_host = p.ipv4("backend-host")
     backend_port = p.int("backend-port")
     downstream = p.str("downstream")
 
     app = web.Application()
     info: dict[str, Any] = {"downstream": downstream}
-    if downstream == "inproc":  # backend-port is not used
+    if downstream == "inproc":  # backend-host and backend-port are not used
         base, detail, extra = _sleep_call(base_s), _sleep_call(detail_s), _sleep_call(extra_s)
         info["client_pool"] = None
     elif downstream == "http":
         if not 1 <= backend_port <= 65535:
             raise BadInput(f"--backend-port={backend_port}: want a TCP port for --downstream=http")
         # the three URLs are parsed once, here
-        base, detail, extra = (_http_call(URL(f"http://127.0.0.1:{backend_port}/delay/{p.int(n)}"))
+        prefix = f"http://{backend_host}:{backend_port}/delay/"
+        base, detail, extra = (_http_call(URL(f"{prefix}{p.int(n)}"))
                                for n in ("base-ms", "detail-ms", "extra-ms"))
         app.cleanup_ctx.append(_client_session)
         info["client_pool"] = {"client": "aiohttp.ClientSession", "limit": CLIENT_LIMIT,
@@ -168,4 +173,4 @@ def setup_aggregate(p: Params) -> ServerSpec:
                                   "phone": "13800138000", "level": "VIP会员"}, dumps=_dumps)
 
     app.router.add_get("/user/{id}", user)
-    return ServerSpec(app, port, info)
+    return ServerSpec(app, bind, port, info)

@@ -7,6 +7,7 @@
 //! latency backend with one shared `reqwest::Client` (its connection pool is
 //! unbounded per host), the whole body read, anything but 200 → 502.
 
+use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,10 +24,12 @@ use crate::Params;
 
 pub const PARAMS: &[&str] = &[
     "port",
+    "bind",
     "base-ms",
     "detail-ms",
     "extra-ms",
     "downstream",
+    "backend-host",
     "backend-port",
     "pool-size",
 ];
@@ -70,7 +73,7 @@ enum Call {
 enum Downstream {
     /// `tokio::time::sleep` of each call's delay.
     InProc([Duration; 3]),
-    /// `GET http://127.0.0.1:<backend-port>/delay/<ms>`, URLs parsed once.
+    /// `GET http://<backend-host>:<backend-port>/delay/<ms>`, URLs parsed once.
     Http(reqwest::Client, [Url; 3]),
 }
 
@@ -138,23 +141,26 @@ async fn user(
 }
 
 pub struct HttpAggregate {
+    pub bind: Ipv4Addr,
     pub port: u16,
     delays: [u64; 3],
-    /// `Some(port)` for `downstream=http`.
-    backend: Option<u16>,
+    /// `Some(host:port)` for `downstream=http`.
+    backend: Option<SocketAddrV4>,
 }
 
 impl HttpAggregate {
     pub fn new(p: &Params) -> HttpAggregate {
         let _ = p.u64("pool-size"); // validated, then ignored: not pooled
+        let backend_host = crate::server::ipv4(p, "backend-host");
         let backend_port = crate::server::port(p, "backend-port");
         let backend = match p.str("downstream") {
-            "inproc" => None, // backend-port is 0 then, and unused
+            "inproc" => None, // backend-host and backend-port are unused then (port 0)
             "http" if backend_port == 0 => p.reject("backend-port", "downstream=http needs a port"),
-            "http" => Some(backend_port),
+            "http" => Some(SocketAddrV4::new(backend_host, backend_port)),
             _ => p.reject("downstream", "expected inproc or http"),
         };
         HttpAggregate {
+            bind: crate::server::ipv4(p, "bind"),
             port: crate::server::port(p, "port"),
             delays: [p.u64("base-ms"), p.u64("detail-ms"), p.u64("extra-ms")],
             backend,
@@ -168,17 +174,17 @@ impl HttpAggregate {
                 Downstream::InProc(self.delays.map(Duration::from_millis)),
                 vec![("downstream", "inproc".to_string())],
             ),
-            Some(port) => {
+            Some(backend) => {
                 // reqwest's defaults kept: pool_max_idle_per_host = usize::MAX and no
                 // cap on open connections per host (unbounded), pool_idle_timeout
-                // 90 s, TCP_NODELAY on, no timeouts. no_proxy(): the backend is on
-                // loopback, so no HTTP_PROXY lookup or per-request proxy match.
+                // 90 s, TCP_NODELAY on, no timeouts. no_proxy(): the backend is reached
+                // directly, so no HTTP_PROXY lookup or per-request proxy match.
                 let client = reqwest::Client::builder()
                     .no_proxy()
                     .build()
                     .unwrap_or_else(|e| crate::fail(&format!("building the HTTP client: {e}")));
                 let urls = self.delays.map(|ms| {
-                    Url::parse(&format!("http://127.0.0.1:{port}/delay/{ms}"))
+                    Url::parse(&format!("http://{backend}/delay/{ms}"))
                         .unwrap_or_else(|e| crate::fail(&format!("backend URL: {e}")))
                 });
                 let pool = format!(

@@ -2,6 +2,8 @@
 //! 199 × `x` and `\n` (200 bytes), sent as `Bytes::from_static` (no copy, no
 //! refcount per request). axum answers every other path with 404.
 
+use std::net::Ipv4Addr;
+
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::HeaderValue;
@@ -10,7 +12,7 @@ use axum::routing::get;
 
 use crate::Params;
 
-pub const PARAMS: &[&str] = &["port", "pool-size"];
+pub const PARAMS: &[&str] = &["port", "bind", "pool-size"];
 
 /// The body, made once (at compile time) and shared by every response.
 static BODY: [u8; 200] = {
@@ -27,6 +29,7 @@ async fn hello() -> ([(HeaderName, HeaderValue); 1], Bytes) {
 }
 
 pub struct HttpHello {
+    pub bind: Ipv4Addr,
     pub port: u16,
 }
 
@@ -34,6 +37,7 @@ impl HttpHello {
     pub fn new(p: &Params) -> HttpHello {
         let _ = p.u64("pool-size"); // validated, then ignored: not pooled
         HttpHello {
+            bind: crate::server::ipv4(p, "bind"),
             port: crate::server::port(p, "port"),
         }
     }

@@ -221,14 +221,14 @@ enum Server {
 /// Run a server until SIGTERM; returning from `main` then exits 0.
 fn serve(server: Server) {
     runtime().block_on(async {
-        let (port, router, info) = match &server {
-            Server::Hello(s) => (s.port, s.router(), Vec::new()),
+        let (bind, port, router, info) = match &server {
+            Server::Hello(s) => (s.bind, s.port, s.router(), Vec::new()),
             Server::Aggregate(s) => {
                 let (router, info) = s.router();
-                (s.port, router, info)
+                (s.bind, s.port, router, info)
             }
         };
-        server::serve(port, router, &info).await;
+        server::serve(bind, port, router, &info).await;
     });
 }
 

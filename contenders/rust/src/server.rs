@@ -1,6 +1,6 @@
 //! Lifecycle of the `http-*` servers (docs/contract.md, "Servers"): bind
-//! 127.0.0.1:P (a `tokio::net::TcpListener`, made through `TcpSocket` for its
-//! backlog), print the ready line, serve the
+//! `--bind`:P (an IPv4 address, 127.0.0.1 locally; a `tokio::net::TcpListener`,
+//! made through `TcpSocket` for its backlog), print the ready line, serve the
 //! workload's axum `Router` with `axum::serve` (hyper 1, HTTP/1.1 keep-alive, one
 //! task per connection) until SIGTERM, then shut down gracefully and return, so
 //! the process exits 0.
@@ -46,16 +46,23 @@ pub fn port(p: &Params, name: &str) -> u16 {
     u16::try_from(p.u64(name)).unwrap_or_else(|_| p.reject(name, "not a TCP port"))
 }
 
-/// Serve `app` on 127.0.0.1:`port` until SIGTERM. `info` are extra ready-line
+/// An IPv4 address parameter (`--bind`, `--backend-host`), else exit 2.
+pub fn ipv4(p: &Params, name: &str) -> Ipv4Addr {
+    p.str(name)
+        .parse()
+        .unwrap_or_else(|_| p.reject(name, "not an IPv4 address"))
+}
+
+/// Serve `app` on `bind`:`port` until SIGTERM. `info` are extra ready-line
 /// keys of the `runtime` object, each a plain ASCII string.
-pub async fn serve(port: u16, app: Router, info: &[(&str, String)]) {
+pub async fn serve(bind: Ipv4Addr, port: u16, app: Router, info: &[(&str, String)]) {
     // Registered before the ready line, so a SIGTERM right after it is ours
     // (not the default action, which would kill the process with no exit 0).
     let mut sigterm = signal(SignalKind::terminate())
         .unwrap_or_else(|e| fail(&format!("installing the SIGTERM handler: {e}")));
 
-    let listener = listen((Ipv4Addr::LOCALHOST, port).into())
-        .unwrap_or_else(|e| fail(&format!("binding 127.0.0.1:{port}: {e}")));
+    let listener = listen((bind, port).into())
+        .unwrap_or_else(|e| fail(&format!("binding {bind}:{port}: {e}")));
     let port = listener
         .local_addr()
         .unwrap_or_else(|e| fail(&format!("local address: {e}")))

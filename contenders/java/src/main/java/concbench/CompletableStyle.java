@@ -89,7 +89,7 @@ public final class CompletableStyle implements Style {
         int cpus = Runtime.getRuntime().availableProcessors();
         pool = Executors.newFixedThreadPool(c.poolSize());
         Downstream d = Downstream.of(c);
-        return new JdkHttp(c.port(), Executors.newFixedThreadPool(cpus), HttpAggregate.completable(c, d, pool),
+        return new JdkHttp(c.bind(), c.port(), Executors.newFixedThreadPool(cpus), HttpAggregate.completable(c, d, pool),
                 ServerLifecycle.keys(d.runtime(), "pool", c.poolSize(), "request_threads", cpus,
                         "executor", "HttpServer on Executors.newFixedThreadPool(cpus); supplyAsync on Executors.newFixedThreadPool(pool-size)"));
     }

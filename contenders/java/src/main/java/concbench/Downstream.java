@@ -32,7 +32,7 @@ abstract sealed class Downstream {
 
     static Downstream of(HttpAggregate.Config c) {
         return c.downstream().equals("http")
-                ? new Http(c.backendPort(), c.baseMs(), c.detailMs(), c.extraMs())
+                ? new Http(c.backendHost(), c.backendPort(), c.baseMs(), c.detailMs(), c.extraMs())
                 : new Inproc();
     }
 
@@ -62,10 +62,10 @@ abstract sealed class Downstream {
                 .build();
         private final Map<Long, HttpRequest> requests = new HashMap<>(); // read-only after construction
 
-        Http(int backendPort, long... delays) {
+        Http(String backendHost, int backendPort, long... delays) {
             for (long ms : delays)
                 requests.computeIfAbsent(ms, d -> HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + backendPort + "/delay/" + d)).GET().build());
+                        URI.create("http://" + backendHost + ":" + backendPort + "/delay/" + d)).GET().build());
         }
 
         @Override void call(long ms) throws Exception {

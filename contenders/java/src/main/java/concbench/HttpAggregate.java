@@ -3,6 +3,7 @@ package concbench;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -20,12 +21,15 @@ final class HttpAggregate {
     static final String CONTENT_TYPE = "application/json"; // JSON is UTF-8 (RFC 8259): no charset parameter
     private static final String PREFIX = "/user/";
 
-    record Config(int port, long baseMs, long detailMs, long extraMs, String downstream, int backendPort, int poolSize) {
+    record Config(int port, InetAddress bind, long baseMs, long detailMs, long extraMs, String downstream,
+                  String backendHost, int backendPort, int poolSize) {
         static Config of(Params p) throws Params.BadInput {
             String downstream = p.choice("downstream", "inproc", "http");
+            String backendHost = p.ipv4("backend-host").getHostAddress();
             int backendPort = p.intBetween("backend-port", downstream.equals("http") ? 1 : 0, 65535);
-            return new Config(p.intBetween("port", 0, 65535), p.longAtLeast("base-ms", 0), p.longAtLeast("detail-ms", 0),
-                    p.longAtLeast("extra-ms", 0), downstream, backendPort, p.intAtLeast("pool-size", 1));
+            return new Config(p.intBetween("port", 0, 65535), p.ipv4("bind"), p.longAtLeast("base-ms", 0),
+                    p.longAtLeast("detail-ms", 0), p.longAtLeast("extra-ms", 0), downstream, backendHost, backendPort,
+                    p.intAtLeast("pool-size", 1));
         }
     }
 

@@ -1,6 +1,7 @@
 package concbench;
 
 import com.sun.net.httpserver.HttpHandler;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 
 /** http-hello (seed 004): GET /hello -> 200 text/plain, 199 x 'x' and a newline, built once. */
@@ -12,9 +13,9 @@ final class HttpHello {
     static final byte[] BODY = ("x".repeat(199) + "\n").getBytes(StandardCharsets.US_ASCII);
 
     /** http-hello's parameters: pool-size is used by the pooled styles, validated and ignored by the others. */
-    record Config(int port, int poolSize) {
+    record Config(int port, InetAddress bind, int poolSize) {
         static Config of(Params p) throws Params.BadInput {
-            return new Config(p.intBetween("port", 0, 65535), p.intAtLeast("pool-size", 1));
+            return new Config(p.intBetween("port", 0, 65535), p.ipv4("bind"), p.intAtLeast("pool-size", 1));
         }
     }
 

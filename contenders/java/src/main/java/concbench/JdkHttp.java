@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
  * server classes load): sun.net.httpserver.nodelay=true and sun.net.httpserver.maxIdleConnections.
  */
 final class JdkHttp implements ServerLifecycle.Server {
+    private final InetAddress bind;
     private final int port;
     private final ExecutorService executor;
     private final HttpHandler handler;
@@ -27,7 +29,8 @@ final class JdkHttp implements ServerLifecycle.Server {
     private volatile HttpServer server;
 
     /** {@code runtime}: the ready line's description of the executor (and client pool). */
-    JdkHttp(int port, ExecutorService executor, HttpHandler handler, Map<String, Object> runtime) {
+    JdkHttp(InetAddress bind, int port, ExecutorService executor, HttpHandler handler, Map<String, Object> runtime) {
+        this.bind = bind;
         this.port = port;
         this.executor = executor;
         this.handler = handler;
@@ -37,7 +40,7 @@ final class JdkHttp implements ServerLifecycle.Server {
 
     @Override
     public int start() throws IOException {
-        HttpServer s = HttpServer.create(new InetSocketAddress(ServerLifecycle.LOOPBACK, port), ServerLifecycle.BACKLOG);
+        HttpServer s = HttpServer.create(new InetSocketAddress(bind, port), ServerLifecycle.BACKLOG);
         s.createContext("/", handler); // one context: the handler matches exact paths and answers 404 itself
         s.setExecutor(executor);
         s.start();

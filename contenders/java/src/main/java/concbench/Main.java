@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * {@code java -jar concbench-java.jar <style> <workload> --k=v ... --warmup=W --iterations=N}, or for a
- * server workload {@code java -jar concbench-java.jar <style> http-<name> --port=P --k=v ...}.
+ * server workload {@code java -jar concbench-java.jar <style> http-<name> --port=P --bind=ADDR --k=v ...}.
  * Exit 2 on bad input, 1 on any other failure.
  */
 public final class Main {
@@ -18,8 +18,9 @@ public final class Main {
             "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "pool-size"),
             "spawn-idle", List.of("tasks", "hold-ms"),
             "channel", List.of("workers", "events", "queue", "etype", "esize"),
-            "http-hello", List.of("port", "pool-size"),
-            "http-aggregate", List.of("port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"));
+            "http-hello", List.of("port", "bind", "pool-size"),
+            "http-aggregate", List.of("port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host",
+                    "backend-port", "pool-size"));
 
     /** Server workloads: no --warmup / --iterations; the process serves until SIGTERM. */
     static boolean isServer(String workload) { return workload.startsWith("http-"); }

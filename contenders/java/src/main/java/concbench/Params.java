@@ -1,5 +1,7 @@
 package concbench;
 
+import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,16 @@ final class Params {
         }
         if (x < min) throw new BadInput("--" + name + "=" + s + ": must be >= " + min);
         return x;
+    }
+
+    /** An IPv4 address literal such as 127.0.0.1 (no name lookup). */
+    InetAddress ipv4(String name) throws BadInput {
+        String s = values.get(name);
+        try {
+            return Inet4Address.ofLiteral(s);
+        } catch (IllegalArgumentException e) {
+            throw new BadInput("--" + name + "=" + s + ": not an IPv4 address");
+        }
     }
 
     int intAtLeast(String name, int min) throws BadInput {

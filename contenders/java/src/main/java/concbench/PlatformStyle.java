@@ -62,7 +62,7 @@ public final class PlatformStyle implements Style {
             case "http-hello" -> {
                 var c = HttpHello.Config.of(p);
                 ThreadBudget.require(c.poolSize(), "a fixed pool of " + c.poolSize());
-                yield new JdkHttp(c.port(), Executors.newFixedThreadPool(c.poolSize()), HttpHello.handler(),
+                yield new JdkHttp(c.bind(), c.port(), Executors.newFixedThreadPool(c.poolSize()), HttpHello.handler(),
                         ServerLifecycle.keys(Map.of(), "pool", c.poolSize(), "executor", "Executors.newFixedThreadPool(pool-size)"));
             }
             case "http-aggregate" -> {
@@ -71,7 +71,7 @@ public final class PlatformStyle implements Style {
                 ExecutorService requests = Executors.newFixedThreadPool(c.poolSize());
                 subPool = Executors.newFixedThreadPool(c.poolSize());
                 Downstream d = Downstream.of(c);
-                yield new JdkHttp(c.port(), requests, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(subPool)),
+                yield new JdkHttp(c.bind(), c.port(), requests, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(subPool)),
                         ServerLifecycle.keys(d.runtime(), "pool", c.poolSize(), "async_pool", c.poolSize(),
                                 "executor", "Executors.newFixedThreadPool(pool-size) for requests and another for detail and extra"));
             }

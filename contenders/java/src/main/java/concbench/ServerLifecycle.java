@@ -3,15 +3,13 @@ package concbench;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
 import sun.misc.Signal;
 
 /**
- * A server workload's process (docs/contract.md, "Servers"): bind 127.0.0.1:P, print the ready line,
+ * A server workload's process (docs/contract.md, "Servers"): bind ADDR:P (--bind), print the ready line,
  * serve until SIGTERM, then stop and exit 0.
  *
  * <p>SIGTERM: by default the JVM runs its shutdown hooks and exits with 143 (128 + 15). The contract
@@ -22,17 +20,6 @@ import sun.misc.Signal;
 final class ServerLifecycle {
     private ServerLifecycle() {}
 
-    /** 127.0.0.1 itself (InetAddress.getLoopbackAddress() is ::1 when IPv6 addresses are preferred). */
-    static final InetAddress LOOPBACK;
-
-    static {
-        try {
-            LOOPBACK = InetAddress.getByAddress("127.0.0.1", new byte[] {127, 0, 0, 1});
-        } catch (UnknownHostException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /**
      * listen() backlog. Linux caps it at net.core.somaxconn, which is what Go's net.Listen and Netty
      * pass; the JDK's default of 50 drops SYNs when a load generator opens thousands of connections at once.
@@ -41,7 +28,7 @@ final class ServerLifecycle {
 
     /** One server: started once, stopped from the SIGTERM handler. */
     interface Server {
-        /** Binds 127.0.0.1:port (0: any free port) and starts accepting; returns the bound port. */
+        /** Binds the --bind address and port (0: any free port) and starts accepting; returns the bound port. */
         int start() throws IOException;
 
         /** Stops accepting and closes the connections (in-flight requests may be dropped). */

@@ -51,7 +51,7 @@ public final class StructuredStyle implements Style {
                 scope.join(); // throws FailedException when a subtask failed (the other one is cancelled)
             }
         };
-        return new JdkHttp(c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpAggregate.blocking(c, d, scoped),
+        return new JdkHttp(c.bind(), c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpAggregate.blocking(c, d, scoped),
                 ServerLifecycle.keys(d.runtime(), "pool", null,
                         "executor", "Executors.newVirtualThreadPerTaskExecutor(); StructuredTaskScope.open() per request"));
     }

@@ -3,6 +3,7 @@ package concbench;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * java-thread-per-conn (seed 004's "10w Thread" row): a deliberately plain blocking design, no framework.
- * A blocking java.net.ServerSocket on 127.0.0.1; one acceptor thread starts a new platform thread per
+ * A blocking java.net.ServerSocket on the --bind address; one acceptor thread starts a new platform thread per
  * accepted connection; that thread runs a minimal HTTP/1.1 keep-alive loop (request line, headers,
  * Content-Length bodies skipped) until the client closes or asks for Connection: close.
  *
@@ -31,16 +32,20 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
     private static final int MAX_LINE = 8192; // request line or header line
     private static final int MAX_HEADERS = 100;
 
+    private final InetAddress bind;
     private final int port;
     private volatile ServerSocket listener;
     private final AtomicBoolean warned = new AtomicBoolean();
 
-    ThreadPerConnServer(int port) { this.port = port; }
+    ThreadPerConnServer(InetAddress bind, int port) {
+        this.bind = bind;
+        this.port = port;
+    }
 
     @Override
     public int start() throws IOException {
         ServerSocket ss = new ServerSocket();
-        ss.bind(new InetSocketAddress(ServerLifecycle.LOOPBACK, port), ServerLifecycle.BACKLOG);
+        ss.bind(new InetSocketAddress(bind, port), ServerLifecycle.BACKLOG);
         listener = ss;
         Thread.ofPlatform().name("acceptor").start(() -> acceptLoop(ss));
         return ss.getLocalPort();

@@ -15,6 +15,6 @@ public final class ThreadPerConnStyle implements Style {
     public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
         if (!workload.equals("http-hello")) throw new Params.BadInput("unknown workload " + workload);
         var c = HttpHello.Config.of(p); // pool-size validated, ignored: a thread per connection
-        return new ThreadPerConnServer(c.port());
+        return new ThreadPerConnServer(c.bind(), c.port());
     }
 }

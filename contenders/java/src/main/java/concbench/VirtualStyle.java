@@ -48,14 +48,14 @@ public final class VirtualStyle implements Style {
         return switch (workload) {
             case "http-hello" -> {
                 var c = HttpHello.Config.of(p); // pool-size validated, ignored
-                yield new JdkHttp(c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpHello.handler(),
+                yield new JdkHttp(c.bind(), c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpHello.handler(),
                         ServerLifecycle.keys(Map.of(), "pool", null, "executor", "Executors.newVirtualThreadPerTaskExecutor()"));
             }
             case "http-aggregate" -> {
                 var c = HttpAggregate.Config.of(p);
                 ExecutorService vts = Executors.newVirtualThreadPerTaskExecutor();
                 Downstream d = Downstream.of(c);
-                yield new JdkHttp(c.port(), vts, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(vts)),
+                yield new JdkHttp(c.bind(), c.port(), vts, HttpAggregate.blocking(c, d, HttpAggregate.submitTo(vts)),
                         ServerLifecycle.keys(d.runtime(), "pool", null,
                                 "executor", "Executors.newVirtualThreadPerTaskExecutor() for requests, detail and extra"));
             }

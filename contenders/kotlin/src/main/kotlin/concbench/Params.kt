@@ -13,8 +13,10 @@ val WORKLOAD_PARAMS: Map<String, List<String>> = linkedMapOf(
 
 /** The parameters of the server workloads (all required; no --warmup / --iterations). */
 val SERVER_PARAMS: Map<String, List<String>> = linkedMapOf(
-    "http-hello" to listOf("port", "pool-size"),
-    "http-aggregate" to listOf("port", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-port", "pool-size"),
+    "http-hello" to listOf("port", "bind", "pool-size"),
+    "http-aggregate" to listOf(
+        "port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port", "pool-size",
+    ),
 )
 
 val ETYPES = listOf("int", "str", "str_ptr", "str_clone")
@@ -55,6 +57,16 @@ class Params private constructor(private val values: Map<String, String>) {
     }
 
     fun int(name: String, min: Int, max: Int = Int.MAX_VALUE): Int = long(name, min.toLong(), max.toLong()).toInt()
+
+    /** An IPv4 address literal (four decimal bytes, such as 127.0.0.1), returned as given. */
+    fun ipv4(name: String): String {
+        val raw = values.getValue(name)
+        val parts = raw.split('.')
+        if (parts.size != 4 || parts.any { !DIGITS.matches(it) || it.length > 3 || it.toInt() > 255 }) {
+            throw BadInput("bad value '--$name=$raw' (expected an IPv4 address such as 127.0.0.1)")
+        }
+        return raw
+    }
 
     fun choice(name: String, options: List<String>): String {
         val raw = values.getValue(name)

@@ -31,7 +31,7 @@ import io.ktor.client.engine.cio.CIO as ClientCIO
 import io.ktor.server.cio.CIO as ServerCIO
 
 // ---------------------------------------------------------------------------------------------
-// http-* workloads: Ktor 3 on its CIO engine (embeddedServer(CIO, host = "127.0.0.1", port = P)),
+// http-* workloads: Ktor 3 on its CIO engine (embeddedServer(CIO, host = <bind>, port = P)),
 // one routing route per workload and no other plugin (no CallLogging: nothing is logged per
 // request; no ContentNegotiation: see aggregateModule).
 
@@ -41,7 +41,7 @@ private const val STOP_TIMEOUT_MS = 3000L
 
 /**
  * Downstream=http client pool: the CIO client's total and per-route connection limits (defaults
- * 1000 / 100). Every downstream call goes to one route (127.0.0.1:backend-port), and an
+ * 1000 / 100). Every downstream call goes to one route (backend-host:backend-port), and an
  * aggregate request holds two calls at once (detail ∥ extra), so 4096 lets 2048 server
  * connections run without waiting for a pooled connection; the contract asks for ≥ 1024.
  */
@@ -51,6 +51,8 @@ const val CLIENT_MAX_CONNECTIONS_PER_ROUTE = 4096
 /** A server workload, set up from its parameters; [module] installs its routes. */
 class ServerWorkload(
     val name: String,
+    /** --bind: the IPv4 address to listen on. */
+    val bind: String,
     val port: Int,
     val module: Application.() -> Unit,
     /** Extra keys for the ready line's runtime object. */
@@ -61,23 +63,25 @@ class ServerWorkload(
 
 fun serverWorkload(name: String, p: Params): ServerWorkload {
     val port = p.int("port", 1, 65535)
+    val bind = p.ipv4("bind")
     p.int("pool-size", 0) // validated, then ignored: Ktor CIO runs calls as coroutines, not on a pool
     return when (name) {
-        "http-hello" -> ServerWorkload(name, port, { helloModule() }, emptyMap())
+        "http-hello" -> ServerWorkload(name, bind, port, { helloModule() }, emptyMap())
         "http-aggregate" -> {
             val baseMs = p.long("base-ms", 0)
             val detailMs = p.long("detail-ms", 0)
             val extraMs = p.long("extra-ms", 0)
             val downstreamKind = p.choice("downstream", DOWNSTREAMS)
+            val backendHost = p.ipv4("backend-host")
             val backendPort = p.int("backend-port", 0, 65535)
             if (downstreamKind == "http" && backendPort == 0) {
                 throw BadInput("--downstream=http needs --backend-port in 1..65535")
             }
             val client = if (downstreamKind == "http") downstreamClient() else null
-            val downstream = if (client != null) HttpDownstream(client, backendPort) else InprocDownstream
+            val downstream = if (client != null) HttpDownstream(client, backendHost, backendPort) else InprocDownstream
             val service = UserAggregateService(downstream, baseMs, detailMs, extraMs)
             ServerWorkload(
-                name, port, { aggregateModule(service) },
+                name, bind, port, { aggregateModule(service) },
                 linkedMapOf(
                     "downstream" to downstreamKind,
                     "client_pool" to if (client == null) null else linkedMapOf(
@@ -94,12 +98,12 @@ fun serverWorkload(name: String, p: Params): ServerWorkload {
 }
 
 /**
- * Starts the server on 127.0.0.1:port, prints the ready line once it accepts connections, and
+ * Starts the server on bind:port, prints the ready line once it accepts connections, and
  * serves until SIGTERM: then stop(grace, timeout) and exit 0. (Without the handler the JVM's own
  * SIGTERM handling would run Ktor's shutdown hook and exit with 143.)
  */
 fun serve(w: ServerWorkload): Nothing {
-    val server = embeddedServer(ServerCIO, host = "127.0.0.1", port = w.port, module = w.module)
+    val server = embeddedServer(ServerCIO, host = w.bind, port = w.port, module = w.module)
     Signal.handle(Signal("TERM")) {
         // stop() unregisters Ktor's JVM shutdown hook, so exitProcess does not stop it twice
         server.stop(STOP_GRACE_MS, STOP_TIMEOUT_MS)
@@ -172,9 +176,9 @@ fun downstreamClient(): HttpClient = HttpClient(ClientCIO) {
     }
 }
 
-/** downstream=http: GET http://127.0.0.1:<backend-port>/delay/<ms>, whole body read, 200 required. */
-class HttpDownstream(private val client: HttpClient, backendPort: Int) : Downstream {
-    private val base = "http://127.0.0.1:$backendPort/delay/"
+/** downstream=http: GET http://<backend-host>:<backend-port>/delay/<ms>, whole body read, 200 required. */
+class HttpDownstream(private val client: HttpClient, backendHost: String, backendPort: Int) : Downstream {
+    private val base = "http://$backendHost:$backendPort/delay/"
 
     override suspend fun call(ms: Long) {
         val response = client.get(base + ms)

@@ -9,5 +9,5 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("concbench")
 public record AggregateProperties(long baseMs, long detailMs, long extraMs, String downstream,
-        int backendPort, int poolSize) {
+        String backendHost, int backendPort, int poolSize) {
 }

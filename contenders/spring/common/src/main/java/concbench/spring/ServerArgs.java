@@ -1,15 +1,19 @@
 package concbench.spring;
 
+import java.net.Inet4Address;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The concbench server invocation (docs/contract.md, "Servers"):
- * {@code <design> <workload> --port=P --k=v ...}. Every parameter of the workload must be given
- * exactly once, nothing else is accepted: the contender has no defaults of its own.
+ * {@code <design> <workload> --port=P --bind=ADDR --k=v ...}. Every parameter of the workload must
+ * be given exactly once, nothing else is accepted: the contender has no defaults of its own.
+ * {@code bind} and {@code backendHost} are IPv4 address literals ({@code backendHost} null for
+ * http-hello); {@code params} holds the numeric parameters.
  */
-public record ServerArgs(String design, String workload, Map<String, Long> params, String downstream) {
+public record ServerArgs(String design, String workload, Map<String, Long> params, String downstream,
+        String bind, String backendHost) {
 
     /** Bad input: the launcher prints the message on stderr and exits 2. */
     public static final class UsageError extends Exception {
@@ -19,9 +23,9 @@ public record ServerArgs(String design, String workload, Map<String, Long> param
     }
 
     static final Map<String, List<String>> WORKLOAD_PARAMS = Map.of(
-            "http-hello", List.of("port", "pool-size"),
-            "http-aggregate", List.of("port", "base-ms", "detail-ms", "extra-ms", "downstream",
-                    "backend-port", "pool-size"));
+            "http-hello", List.of("port", "bind", "pool-size"),
+            "http-aggregate", List.of("port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream",
+                    "backend-host", "backend-port", "pool-size"));
 
     public static ServerArgs parse(String[] args, List<String> designs) throws UsageError {
         if (args.length < 2) {
@@ -60,6 +64,10 @@ public record ServerArgs(String design, String workload, Map<String, Long> param
             }
         }
         String downstream = raw.remove("downstream");
+        String bind = ipv4("bind", raw.remove("bind"));
+        String backendHost = raw.containsKey("backend-host")
+                ? ipv4("backend-host", raw.remove("backend-host"))
+                : null;
         Map<String, Long> params = new LinkedHashMap<>();
         for (var e : raw.entrySet()) {
             params.put(e.getKey(), number(e.getKey(), e.getValue()));
@@ -72,7 +80,16 @@ public record ServerArgs(String design, String workload, Map<String, Long> param
             check(downstream.equals("inproc") ? backend == 0 : backend >= 1 && backend <= 65535,
                     "--backend-port must be 0 with --downstream=inproc, 1..65535 with http");
         }
-        return new ServerArgs(design, workload, params, downstream);
+        return new ServerArgs(design, workload, params, downstream, bind, backendHost);
+    }
+
+    /** An IPv4 address literal such as 127.0.0.1 (no name lookup). */
+    private static String ipv4(String name, String value) throws UsageError {
+        try {
+            return Inet4Address.ofLiteral(value).getHostAddress();
+        } catch (IllegalArgumentException e) {
+            throw new UsageError("--" + name + " must be an IPv4 address, got '" + value + "'");
+        }
     }
 
     private static long number(String name, String value) throws UsageError {
@@ -95,14 +112,15 @@ public record ServerArgs(String design, String workload, Map<String, Long> param
 
     /**
      * The same settings as Spring Boot command-line properties, the way a Spring user starts the
-     * app: {@code --spring.profiles.active=<design> --server.port=P --concbench.base-ms=...}.
-     * Everything else (bind address, shutdown mode, banner, threads, pools) lives in the
-     * application's application*.properties.
+     * app: {@code --spring.profiles.active=<design> --server.port=P --server.address=ADDR
+     * --concbench.base-ms=...}. Everything else (shutdown mode, banner, threads, pools) lives in
+     * the application's application*.properties.
      */
     public String[] springArgs() {
         var out = new java.util.ArrayList<String>();
         out.add("--spring.profiles.active=" + design);
         out.add("--server.port=" + params.get("port"));
+        out.add("--server.address=" + bind);
         out.add("--concbench.workload=" + workload);
         for (var e : params.entrySet()) {
             if (!e.getKey().equals("port")) {
@@ -111,6 +129,9 @@ public record ServerArgs(String design, String workload, Map<String, Long> param
         }
         if (downstream != null) {
             out.add("--concbench.downstream=" + downstream);
+        }
+        if (backendHost != null) {
+            out.add("--concbench.backend-host=" + backendHost);
         }
         return out.toArray(String[]::new);
     }

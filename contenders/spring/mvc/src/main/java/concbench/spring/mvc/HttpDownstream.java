@@ -11,7 +11,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.client.RestClient;
 
 /**
- * downstream=http: GET http://127.0.0.1:<backend-port>/delay/<ms> with Spring's RestClient (built
+ * downstream=http: GET http://<backend-host>:<backend-port>/delay/<ms> with Spring's RestClient (built
  * from Boot's RestClient.Builder, so on the pooled Apache HttpClient 5 request factory of
  * {@link HttpClientConfig}), blocking the calling thread. The whole body is read as a String;
  * a status other than 200 becomes a 502.
@@ -25,7 +25,7 @@ public class HttpDownstream implements Downstream {
 
     public HttpDownstream(AggregateProperties p, RestClient.Builder builder) {
         this.p = p;
-        this.restClient = builder.baseUrl("http://127.0.0.1:" + p.backendPort()).build();
+        this.restClient = builder.baseUrl("http://" + p.backendHost() + ":" + p.backendPort()).build();
     }
 
     @Override

@@ -12,7 +12,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /**
- * downstream=http: GET http://127.0.0.1:<backend-port>/delay/<ms> with WebClient (Boot's
+ * downstream=http: GET http://<backend-host>:<backend-port>/delay/<ms> with WebClient (Boot's
  * WebClient.Builder, on the Reactor Netty connector of {@link WebClientConfig}); the whole body
  * is read as a String; a status other than 200 becomes a 502.
  */
@@ -25,7 +25,7 @@ public class HttpDownstream implements UserController.ReactiveDownstream {
 
     public HttpDownstream(AggregateProperties p, WebClient.Builder builder) {
         this.p = p;
-        this.webClient = builder.baseUrl("http://127.0.0.1:" + p.backendPort()).build();
+        this.webClient = builder.baseUrl("http://" + p.backendHost() + ":" + p.backendPort()).build();
     }
 
     @Override
