@@ -55,3 +55,8 @@ def test_ssh_failures_read_as_what_to_do():
     assert "key refused" in classify(host, "root@198.18.0.9: Permission denied (publickey).")
     assert "unreachable" in classify(host, "ssh: connect to host 198.18.0.9 port 22: No route "
                                            "to host")
+
+
+def test_a_remote_client_needs_a_remote_server():
+    with pytest.raises(UserError, match="needs --server-host"):
+        roles_from(None, "root@198.18.0.3", None, None, None)

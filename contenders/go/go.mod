@@ -1,3 +1,3 @@
 module concbench/contenders/go
 
-go 1.22
+go 1.26

@@ -37,6 +37,8 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
     Tool("taskset", apt="util-linux"),
     Tool("oha", crate=("oha", "1.16.0")),
     Tool("perf", apt="linux-perf"),
+    Tool("ssh", apt="openssh-client"),
+    Tool("rsync", apt="rsync"),
     # one crate, two executables: both land in the same cargo root
     Tool("inferno-collapse-perf", crate=("inferno", "0.12.8")),
     Tool("inferno-flamegraph", crate=("inferno", "0.12.8")),

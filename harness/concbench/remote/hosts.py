@@ -175,5 +175,8 @@ def roles_from(server: str | None, client: str | None, backend: str | None,
     if hosts_file and not Path(hosts_file).is_file():
         raise UserError(f"--hosts-file {hosts_file}: no such file")
     given = {"server": server, "client": client, "backend": backend}
+    if client and not server:
+        raise UserError("--client-host needs --server-host too: a server on this machine "
+                        "listens on 127.0.0.1 only, which another host cannot reach")
     return Roles(**{role: resolve(spec, f"--{role}-host", path, known_hosts) if spec else None
                     for role, spec in given.items()})

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from concbench import tools
 from concbench.remote.hosts import Host
 
 SSH_FAILED = 255
@@ -54,8 +55,10 @@ class Ssh:
     """Commands on one host. `close()` ends the shared connection."""
 
     def __init__(self, host: Host):
-        if shutil.which("ssh") is None:
-            raise HostError("ssh not found: apt-get install -y openssh-client")
+        for tool in ("ssh", "rsync"):  # installed first when root (tools.ensure)
+            problem = tools.ensure(tool, lambda _m: None)
+            if problem:
+                raise HostError(problem)
         self.host = host
         self._control = Path(tempfile.mkdtemp(prefix="concbench-ssh-"))
 

@@ -61,11 +61,11 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None]) -> ServerC
         return None
     raise_open_file_limit()
     placement = choose(plan.settings.server_cpus, plan.settings.client_cpus)
-    if plan.settings.hosts:
-        remotes = RemoteRoles.open(plan.settings.hosts, server_cells, placement, say)
-        return ServerContext(placement, None, {}, remotes.tool_versions(), remotes.sites,
-                             remotes)
-    needed = {"taskset"} | {c.params["loadgen"] for c in server_cells}
+    remotes = RemoteRoles.open(plan.settings.hosts, server_cells, placement, say) \
+        if plan.settings.hosts else None
+    needed = {"taskset"}
+    if remotes is None or remotes.sites.client.remote is None:  # the generator runs here
+        needed |= {c.params["loadgen"] for c in server_cells}
     missing, versions = {}, {}
     for name in sorted(needed):
         reason = tools.ensure(name, say)
@@ -73,6 +73,9 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None]) -> ServerC
             missing[name] = reason
         else:
             versions[name] = tools.version(name)
+    if remotes is not None:  # the latency backend is on a remote host then, built there
+        return ServerContext(placement, None, missing, {**versions, **remotes.tool_versions()},
+                             remotes.sites, remotes)
     exe = None
     if any(c.spec.server.uses_backend(c.params) for c in server_cells):
         outcome = builder.ensure(backend.TOOLCHAIN)
