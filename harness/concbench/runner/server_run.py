@@ -16,19 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from concbench import warnings
 from concbench.manifest import Contender
 from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import RunResult
 from concbench.runner import http_probe
 from concbench.runner.backend import BackendError, LatencyBackend
 from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
-from concbench.runner.measure import contender_head, write_samples
+from concbench.runner.measure import contender_head
 from concbench.runner.placement import Placement
-from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, not_started
+from concbench.runner.process import KILL_GRACE_S, not_started
 from concbench.remote.ssh import HostError
 from concbench.runner.server_process import ServerProcess
-from concbench.runner.server_window import WindowMeasures
+from concbench.runner.server_result import failed_result, run_result
 from concbench.runner.sites import LOOPBACK, Sites
 from concbench.runner.warmup import WarmupOutcome, WarmupPolicy, warm_up
 from concbench.toolchains import ToolEnv
@@ -330,16 +329,6 @@ class _ServerRun:
         return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
 
 
-def _exit_note(out: ProcessOutcome, stop: dict[str, Any]) -> str | None:
-    if stop.get("signal") != "SIGTERM" or stop.get("killed"):
-        return None
-    if out.exit_code == 0:
-        return None
-    how = f"exit code {out.exit_code}" if out.exit_code is not None \
-        else f"signal {out.term_signal}"
-    return f"server ended with {how} after SIGTERM (the contract asks for exit 0)"
-
-
 def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:
     """Run the server once through its lifecycle and return the verified, classified result."""
     assert req.spec.server is not None
@@ -349,16 +338,16 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
         backend = None
         if req.spec.server.uses_backend(req.params):
             if req.backend_exe is None and sites.backend.remote is None:
-                return _failed("unavailable", "the latency backend could not be built (Go)")
+                return failed_result("unavailable", "the latency backend could not be built (Go)")
             try:
                 backend = stack.enter_context(
                     LatencyBackend(req.backend_exe, sites.backend, dict(os.environ)))
             except BackendError as err:
-                return _failed("crash", str(err))
+                return failed_result("crash", str(err))
         try:
             port = sites.server.free_port()
         except HostError as err:
-            return _failed("crash", str(err))
+            return failed_result("crash", str(err))
         run.target = sites.server.reach(port)
         takes_backend = "downstream" in req.params
         backend_at = backend.target if backend else (LOOPBACK, 0) if takes_backend else None
@@ -372,7 +361,7 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
             proc.start()
         except (OSError, HostError) as err:
             out = not_started(argv, err) if isinstance(err, OSError) else None
-            return _failed("crash", out.stderr_tail if out else str(err))
+            return failed_result("crash", out.stderr_tail if out else str(err))
         try:
             failure = run.lifecycle(proc, port, backend)
         except HostError as err:
@@ -381,62 +370,5 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
             stop = run.stop(proc)
         out = proc.outcome()
         window = proc.window_measures(out)
-    return _result(run, req, out, stop, failure, getattr(proc, "argv", argv), samples_path,
+    return run_result(run, req, out, stop, failure, getattr(proc, "argv", argv), samples_path,
                    window, backend)
-
-
-def _failed(status: str, reason: str) -> RunResult:
-    return RunResult(status=status, reason=reason, wall_s=0.0, startup_s=None, peak_rss_bytes=0,
-                     peak_threads=0, final_threads=0, cpu_user_s=0.0, cpu_sys_s=0.0,
-                     ctx_voluntary=0, ctx_involuntary=0, iterations=())
-
-
-def _result(run: _ServerRun, req: ServerRequest, out: ProcessOutcome, stop: dict[str, Any],
-            failure: Failure | None, argv: list[str], samples_path: Path | None,
-            window: WindowMeasures | None, backend: LatencyBackend | None) -> RunResult:
-    status, reason = failure if failure else ("ok", None)
-    note = _exit_note(out, stop)
-    if note:
-        run.warnings.append(note)
-    if out.escaped:
-        run.warnings.append(warnings.escaped_processes(out.escaped))
-    sites = req.where
-    server: dict[str, Any] = {
-        "host": sites.server.name, "target": f"{run.target[0]}:{run.target[1]}",
-        "cpus": list(sites.server.cpus), "ready_s": run.ready_s,
-        "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
-        "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
-                                                    "term_signal": out.term_signal},
-        "window": window.to_dict() if window else None,
-        "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
-        "command": argv,
-    }
-    backend_d = _backend_record(run, backend, sites)
-    load = {**run.load.to_dict(), "host": sites.client.name} if run.load else None
-    return RunResult(
-        status=status, reason=reason, wall_s=out.wall_s, startup_s=run.ready_s,
-        peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
-        peak_threads=out.peak_threads, final_threads=out.final_threads,
-        cpu_user_s=out.cpu_user_s, cpu_sys_s=out.cpu_sys_s, ctx_voluntary=out.ctx_voluntary,
-        ctx_involuntary=out.ctx_involuntary, iterations=(), marks={},
-        exit_code=out.exit_code, samples_file=write_samples(out.samples, samples_path),
-        stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
-        sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
-        server=server, backend=backend_d, warnings=tuple(run.warnings),
-        profiles=tuple(run.profiles))
-
-
-
-def _backend_record(run: _ServerRun, backend: LatencyBackend | None,
-                    sites: Sites) -> dict[str, Any] | None:
-    if backend is None or backend.outcome is None:
-        return None
-    out = backend.outcome
-    record: dict[str, Any] = {"host": sites.backend.name, "cpus": list(sites.backend.cpus),
-                              "peak_rss_bytes": out.peak_rss_sampled,
-                              "cpu_s": out.cpu_user_s + out.cpu_sys_s}
-    window = backend.proc.window_measures(out)
-    if window and run.backend_requests:
-        record["window"] = window.to_dict()
-        record["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
-    return record
