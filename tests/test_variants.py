@@ -87,3 +87,31 @@ def test_seed_001_pitfalls_on_jdk_25(real_bench):
     assert measured("java-virtual-native-frame")["jvm_vt_pinned_ms"] >= 20
     assert "jvm_vt_pinned" not in measured("java-platform-threadlocal"), "JFR off there"
     assert measured("java-platform-threadlocal")["jvm_gc_count"] >= 0
+
+
+def test_a_variant_env_is_parsed_and_checked(tmp_path):
+    path = _write(tmp_path, BASE + """
+[contenders.base-env]
+variant_of = "base"
+run = ["x"]
+workloads = ["fanout"]
+env = { GOMAXPROCS = "1" }
+""")
+    found = {c.name: c for c in manifest.load_manifest(path)}
+    assert found["base-env"].env == {"GOMAXPROCS": "1"} and found["base"].env == {}
+    path.write_text(BASE + '\n[contenders.bad]\nrun = ["x"]\nenv = { N = 1 }\n')
+    with pytest.raises(UserError, match="env"):
+        manifest.load_manifest(path)
+
+
+def test_the_environment_of_a_variant_reaches_the_runtime(real_bench):
+    """rust-tokio-current-thread's env makes Tokio run one worker (the multi-thread default
+    has one per CPU), and the cell records the env it ran with."""
+    res = real_bench("run", "fanout", "--contender", "rust-tokio-current-thread",
+                     "--param", "requests=200", "--param", "user-ms=1", "--param", "orders-ms=1",
+                     "--param", "prefs-ms=1", "--param", "notifications-ms=1", "--runs", "1")
+    assert res.code == 0, res.stderr[-2000:]
+    cell = real_bench.last()["cells"][0]
+    assert cell["status"] == "ok", cell["reason"]
+    assert cell["runs"][0]["iterations"][-1]["result"]["tokio_workers"] == 1
+    assert cell["metadata"]["env"] == {"CONCBENCH_TOKIO_FLAVOR": "current_thread"}

@@ -44,6 +44,9 @@ class Contender:
     """Servers: what caps the design (docs/contract.md, "Manifest keys for servers")."""
     not_applicable: dict[str, str] = field(default_factory=dict, compare=False)
     """Workload → why this style does not implement it (shown by `concbench list`)."""
+    env: dict[str, str] = field(default_factory=dict, compare=False)
+    """Environment variables the contender runs with (a variant's GOMAXPROCS=1, say), on top
+    of the harness's environment; recorded in each cell's metadata."""
     variant_of: str | None = None
     """A variant (same build, other flags or arguments) of this contender: run only when named,
     never picked by "every contender that implements the workload"; its notes extend the base's."""
@@ -149,6 +152,7 @@ def load_manifest(path: Path) -> list[Contender]:
             bounds=_bounds(entry.get("bounds", {}), f"{where}.bounds"),
             not_applicable=_reasons(entry.get("not_applicable", {}), f"{where}.not_applicable"),
             variant_of=base.name if base else None,
+            env=_env(entry.get("env", {}), f"{where}.env"),
         )
     return list(contenders.values())
 
@@ -160,6 +164,12 @@ def _variant_base(raw: Any, earlier: dict[str, Contender], where: str) -> Conten
         raise UserError(f"{where}.variant_of = {raw!r}: must name a contender declared earlier "
                         f"in the same manifest ({', '.join(earlier) or 'none'})")
     return earlier[raw]
+
+
+def _env(raw: Any, where: str) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise UserError(f"{where} must be a table of NAME = \"value\" (strings)")
+    return {str(k): v for k, v in raw.items()}
 
 
 def _reasons(raw: Any, where: str) -> dict[str, str]:

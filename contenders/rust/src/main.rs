@@ -200,9 +200,18 @@ fn main() {
 /// What `#[tokio::main]` builds: the multi-thread scheduler with its default
 /// worker count (one per usable CPU) and all drivers enabled; the iteration loop
 /// (or the server) runs in `block_on` on the main thread, as the body of
-/// `async fn main`.
+/// `async fn main`. CONCBENCH_TOKIO_FLAVOR=current_thread (the variant
+/// rust-tokio-current-thread) builds what `#[tokio::main(flavor = "current_thread")]`
+/// does instead: every task on the one thread that runs `block_on`.
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
+    let mut builder = match std::env::var("CONCBENCH_TOKIO_FLAVOR").as_deref() {
+        Err(_) | Ok("multi_thread") => tokio::runtime::Builder::new_multi_thread(),
+        Ok("current_thread") => tokio::runtime::Builder::new_current_thread(),
+        Ok(other) => fail(&format!(
+            "CONCBENCH_TOKIO_FLAVOR={other}: want multi_thread or current_thread"
+        )),
+    };
+    builder
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(&format!("building the Tokio runtime: {e}")))

@@ -30,7 +30,7 @@ from concbench import machine, manifest, paths
 from concbench.build import Builder
 from concbench.runner import backend
 from concbench.runner.loadgen.base import pinned, run_measured, LoadError
-from concbench.runner.measure import contender_head
+from concbench.runner.measure import contender_env, contender_head
 from concbench.runner.process import ProcessOutcome
 from concbench.runner.server_process import LocalServer
 
@@ -95,7 +95,7 @@ def _server_argv(spec: dict[str, Any]) -> tuple[list[str], Any, dict[str, str]]:
         raise OSError(f"{contender.name} unavailable there: {outcome.reason}")
     head = contender_head(contender, outcome.tools)
     argv = pinned([*head, spec["workload"], *spec["args"]], cpus)
-    return argv, contender.toolchain.folder, {**os.environ, **outcome.tools.env}
+    return argv, contender.toolchain.folder, contender_env(contender, outcome.tools)
 
 
 def outcome_dict(out: ProcessOutcome) -> dict[str, Any]:

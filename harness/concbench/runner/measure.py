@@ -81,6 +81,11 @@ def write_samples(samples: list[Sample], path: Path | None) -> str | None:
     return str(path.relative_to(path.parents[1]))
 
 
+def contender_env(contender: Contender, tools: ToolEnv) -> dict[str, str]:
+    """The environment a contender runs in: ours, its toolchain's, its manifest's `env`."""
+    return {**os.environ, **tools.env, **contender.env}
+
+
 def contender_head(contender: Contender, tools: ToolEnv) -> list[str]:
     """The contender's run command, relative paths resolved against its folder."""
     head = tools.expand(contender.run)
@@ -114,7 +119,7 @@ class _Profiling:
 def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
     profiling = _Profiling(req.profiler)
-    argv, env = profiling.launch(req.argv(), {**os.environ, **req.tools.env})
+    argv, env = profiling.launch(req.argv(), contender_env(req.contender, req.tools))
     out = execute(argv, req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
     profiles = profiling.finish()
     iterations, problems = parse_iterations(out.messages)

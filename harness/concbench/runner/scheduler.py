@@ -46,6 +46,8 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
         cell.contender.toolchain.name, "warmup": s.warmup, "iterations": s.iterations,
         "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
+    if cell.contender.env:
+        found["env"] = cell.contender.env
     if cell.spec.server is not None and servers is not None:
         found["placement"] = servers.placement.to_dict()
         found["bounds_declared"] = cell.contender.bounds

@@ -22,7 +22,7 @@ from concbench.resultset.model import RunResult
 from concbench.runner import http_probe
 from concbench.runner.backend import BackendError, LatencyBackend
 from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
-from concbench.runner.measure import contender_head
+from concbench.runner.measure import contender_env, contender_head
 from concbench.runner.placement import Placement
 from concbench.runner.process import KILL_GRACE_S, not_started
 from concbench.remote.ssh import HostError
@@ -353,7 +353,7 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
         backend_at = backend.target if backend else (LOOPBACK, 0) if takes_backend else None
         argv = req.argv(port, backend_at, sites.server.bind)
         proc = sites.server.start(
-            argv, req.contender.toolchain.folder, {**os.environ, **req.tools.env},
+            argv, req.contender.toolchain.folder, contender_env(req.contender, req.tools),
             {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
              "args": req.args(port, backend_at, sites.server.bind)},
             req.rss_limit, on_message=run._on_message)
