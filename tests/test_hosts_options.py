@@ -33,6 +33,7 @@ def test_a_name_comes_from_the_hosts_file(tmp_path: Path):
     ('[hosts.a]\naddress = "h"\nbogus = 1\n', "unknown keys"),
     ('[hosts.a]\naddress = "h"\nreach = "x:1"\n', "reach needs serve_port"),
     ("not toml [", "not valid TOML"),
+    ('[hosts.a]\naddress = "h"\ncpus = "x-1"\n', "give CPU numbers"),
 ])
 def test_a_bad_hosts_file_is_a_user_error(tmp_path: Path, text: str, words: str):
     f = tmp_path / "hosts.toml"

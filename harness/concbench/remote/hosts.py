@@ -128,6 +128,9 @@ def _from_entry(name: str, e: dict[str, Any], where: str) -> Host:
         serve_port = int(e["serve_port"]) if e.get("serve_port") is not None else None
     except (TypeError, ValueError):
         raise UserError(f"{where}: [hosts.{name}] port and serve_port are numbers") from None
+    if e.get("cpus") is not None:  # checked here, before anything runs (exit 2)
+        from concbench.runner.placement import cpu_list
+        cpu_list(e["cpus"], f"{where}: [hosts.{name}] cpus")
     reach = e.get("reach")
     if reach is not None and not re.fullmatch(r"[^:\s]+:\d{1,5}", str(reach)):
         raise UserError(f"{where}: [hosts.{name}] reach = {reach!r}: give address:port")

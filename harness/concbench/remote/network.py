@@ -4,6 +4,7 @@ link's throughput (iperf3, Debian's package)."""
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 from typing import Any
@@ -59,7 +60,6 @@ def throughput(server: Site, client: Site) -> dict[str, Any]:
     if got.get("returncode") != 0:
         return {**where, "error": "iperf3 failed: " + (got.get("stderr") or got.get("stdout")
                                                        or got.get("error") or "")[-300:]}
-    import json
     report = json.loads(got["stdout"])
     bps = report["end"]["sum_received"]["bits_per_second"]
     return {**where, "bits_per_second": bps, "seconds": IPERF_SECONDS,

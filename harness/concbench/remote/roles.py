@@ -15,19 +15,8 @@ from concbench.remote.hosts import Host, Roles, roles_from
 from concbench.remote.remote_host import RemoteHost
 from concbench.remote.ssh import HostError
 from concbench.runner import backend
-from concbench.runner.placement import Placement
+from concbench.runner.placement import Placement, cpu_list
 from concbench.runner.sites import Site, Sites
-
-
-def parse_cpus(text: str | None) -> tuple[int, ...]:
-    """'0', '0-3', '0,2' → CPU numbers of a remote host (checked there by taskset)."""
-    if not text:
-        return ()
-    cpus: set[int] = set()
-    for part in str(text).split(","):
-        lo, _, hi = part.strip().partition("-")
-        cpus.update(range(int(lo), int(hi or lo) + 1))
-    return tuple(sorted(cpus))
 
 
 class RemoteRoles:
@@ -69,7 +58,8 @@ class RemoteRoles:
     def _site(host: Host | None, remotes: dict[str, RemoteHost], local: tuple[int, ...]) -> Site:
         if host is None:
             return Site(local)
-        return Site(parse_cpus(host.cpus), remotes.get(host.name))
+        cpus = cpu_list(host.cpus, f"[hosts.{host.name}] cpus") if host.cpus else ()
+        return Site(cpus, remotes.get(host.name))
 
     def _usable(self, role: str) -> bool:
         host = self.roles.of(role)

@@ -29,15 +29,21 @@ class Placement:
                 "backend": list(self.backend)}
 
 
-def parse_cpus(text: str, option: str) -> tuple[int, ...]:
-    """'0', '0-3', '0,2,4-5' → CPU numbers, each one usable by this process."""
+def cpu_list(text: str, option: str) -> tuple[int, ...]:
+    """'0', '0-3', '0,2,4-5' → CPU numbers (any machine's: not checked against this one)."""
     cpus: set[int] = set()
     try:
-        for part in text.split(","):
+        for part in str(text).split(","):
             lo, _, hi = part.strip().partition("-")
             cpus.update(range(int(lo), int(hi or lo) + 1))
     except ValueError:
         raise UserError(f"{option}={text!r}: give CPU numbers like 0 or 1-3 or 0,2") from None
+    return tuple(sorted(cpus))
+
+
+def parse_cpus(text: str, option: str) -> tuple[int, ...]:
+    """'0', '0-3', '0,2,4-5' → CPU numbers, each one usable by this process."""
+    cpus = set(cpu_list(text, option))
     usable = os.sched_getaffinity(0)
     if not cpus or not cpus <= usable:
         raise UserError(f"{option}={text!r}: usable CPUs here are "
