@@ -196,8 +196,14 @@ def _run_workload(workload: str, names: tuple[str, ...], params: tuple[str, ...]
 @cli.command()
 @click.argument("name", required=False)
 @run_options
-def suite(name: str | None, **opts: Any) -> None:
+@click.option("--cold", is_flag=True, help="the seeds' cold single shot: no warm-up, one "
+              "measured iteration per process (same as --warmup 0 --iterations 1)")
+def suite(name: str | None, cold: bool, **opts: Any) -> None:
     """Run a named suite (without NAME: list the suites)."""
+    if cold:
+        if opts["warmup"] or (opts["iterations"] or 1) > 1:
+            raise UserError("--cold means --warmup 0 --iterations 1; give either, not both")
+        opts = {**opts, "warmup": 0, "iterations": 1}
     found = suites.available(paths.suites_dir())
     if name is None:
         for suite_name, path in found.items():

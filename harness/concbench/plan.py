@@ -22,6 +22,11 @@ class CellPlan:
     params: dict[str, Any]
     runs: int | None = None
     """This cell's own number of runs (a suite entry's `runs`); None: the plan's."""
+    warmup: int | None = None
+    """This cell's own in-process warm-up iterations (a suite entry's `warmup`: spawn-idle's
+    memory is measured cold in suites that warm the time workloads); None: the plan's."""
+    iterations: int | None = None
+    """This cell's own measured iterations per process; None: the plan's."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -69,12 +74,20 @@ class Plan:
             **({"interleave": True} if s.interleave else {}),
             **({"hosts": s.hosts} if s.hosts else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
-                       "params": c.params, **({"runs": c.runs} if c.runs else {})}
+                       "params": c.params, **({"runs": c.runs} if c.runs else {}),
+                       **({"warmup": c.warmup} if c.warmup is not None else {}),
+                       **({"iterations": c.iterations} if c.iterations else {})}
                       for c in self.cells],
         }
 
     def runs_of(self, cell: CellPlan) -> int:
         return cell.runs or self.settings.runs
+
+    def warmup_of(self, cell: CellPlan) -> int:
+        return self.settings.warmup if cell.warmup is None else cell.warmup
+
+    def iterations_of(self, cell: CellPlan) -> int:
+        return cell.iterations or self.settings.iterations
 
     @property
     def total_runs(self) -> int:
@@ -143,5 +156,6 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
             raise UserError(f"the stored plan names contender {c['contender']}, "
                             "which no manifest declares any more")
         cells.append(CellPlan(workloads.get(c["workload"]), contenders[c["contender"]],
-                              dict(c["params"]), c.get("runs")))
+                              dict(c["params"]), c.get("runs"), c.get("warmup"),
+                              c.get("iterations")))
     return Plan(d["name"], tuple(cells), settings)

@@ -25,7 +25,7 @@ def describe(path: Path) -> str:
 
 SUITE_KEYS = ("description", "runs", "warmup", "iterations", "timeout", "mem_limit", "reference",
               "interleave", "cells")
-CELL_KEYS = ("workload", "params", "scan", "contenders", "runs")
+CELL_KEYS = ("workload", "params", "scan", "contenders", "runs", "warmup", "iterations")
 
 
 def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
@@ -41,15 +41,23 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     _check_keys(entry, CELL_KEYS, where)
     if "workload" not in entry:
         raise UserError(f"{where}: every [[cells]] entry needs a workload")
+    counts = {key: _count(entry, key, where, least) for key, least in
+              (("runs", 1), ("warmup", 0), ("iterations", 1))}
     spec = workloads.get(entry["workload"])
     chosen = manifest.select(contenders, list(entry.get("contenders", [])), spec.name)
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
     scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
              for k, v in entry.get("scan", {}).items()}
-    runs = entry.get("runs")
-    if runs is not None and (not isinstance(runs, int) or isinstance(runs, bool) or runs < 1):
-        raise UserError(f"{where}: runs must be a positive integer, not {runs!r}")
-    return [replace(c, runs=runs) for c in cells_for(spec, chosen, params, scans)]
+    return [replace(c, **counts) for c in cells_for(spec, chosen, params, scans)]
+
+
+def _count(entry: dict[str, Any], key: str, where: str, least: int) -> int | None:
+    value = entry.get(key)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                              or value < least):
+        kind = "a positive integer" if least else "an integer >= 0"
+        raise UserError(f"{where}: {key} must be {kind}, not {value!r}")
+    return value
 
 
 def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
@@ -72,6 +80,7 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
             "reference": doc.get("reference"), "interleave": bool(doc.get("interleave", False)),
             "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
     base.update({k: v for k, v in overrides.items() if v is not None})
-    if overrides.get("runs") is not None:  # --runs on the command line wins over every cell's
-        cells = [replace(c, runs=None) for c in cells]
+    for key in ("runs", "warmup", "iterations"):  # the command line wins over every cell's
+        if overrides.get(key) is not None:
+            cells = [replace(c, **{key: None}) for c in cells]
     return Plan(name, tuple(cells), Settings(**base))

@@ -17,7 +17,7 @@ SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",
            "stddev_s", "min_s", "max_s", "ci95_low_s", "ci95_high_s", "cv", "ideal_s",
            "efficiency", "throughput_per_s", "throughput_unit", "peak_rss_bytes",
-           "peak_threads", "cpu_s", *SERVER_COLUMNS)
+           "peak_threads", "cpu_s", *SERVER_COLUMNS, "cold_median_s")
 
 
 
@@ -39,7 +39,7 @@ def _row(cell: CellResult) -> list[str]:
             _num(t.cv, 3) if t else "", _num(cell.ideal_s), _num(cell.efficiency, 4),
             median("throughput_per_s"), str(cell.metadata.get("throughput_unit", "")),
             median("peak_rss_bytes", 15), median("peak_threads", 15), median("cpu_s"),
-            *(median(key) for key in SERVER_COLUMNS)]
+            *(median(key) for key in SERVER_COLUMNS), median("cold_s")]
 
 
 def serialize(doc: ResultsDocument) -> bytes:

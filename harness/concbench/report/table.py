@@ -58,15 +58,17 @@ def _jvm_threads(cell: CellResult) -> str:
 
 
 def _row(cell: CellResult, varying: list[str], ref_time: float | None,
-         with_ref: bool, with_jvm: bool) -> tuple[str, ...]:
+         with_ref: bool, with_jvm: bool, with_cold: bool) -> tuple[str, ...]:
     unit = cell.metadata.get("throughput_unit", "")
     head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
     status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
     if not cell.stats:
-        blanks = ["—"] * (8 + with_ref + with_jvm)
+        blanks = ["—"] * (8 + with_ref + with_jvm + with_cold)
         return (*head, *blanks, status[:160])
     time = _median(cell, "elapsed_s")
-    cols = [units.seconds(time), _ci(cell), units.percent(cell.efficiency),
+    cols = [units.seconds(time), _ci(cell),
+            *((units.seconds(_median(cell, "cold_s")),) if with_cold else ()),
+            units.percent(cell.efficiency),
             units.rate(_median(cell, "throughput_per_s"), unit),
             units.size(_median(cell, "peak_rss_bytes")), units.count(_median(cell, "peak_threads")),
             *((_jvm_threads(cell),) if with_jvm else ()),
@@ -103,12 +105,14 @@ def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Ta
             continue
         with_ref = reference is not None
         with_jvm = any("result.jvm_threads" in c.stats for c in group)
-        headers = ("contender", *varying, "time (median)", "95% CI", "efficiency",
+        with_cold = any("cold_s" in c.stats for c in group)
+        headers = ("contender", *varying, "time (median)", "95% CI",
+                   *(("cold (1st iteration)",) if with_cold else ()), "efficiency",
                    "throughput", "peak RSS", "peak threads",
                    *(("JVM threads live / non-daemon",) if with_jvm else ()), "CPU s", "n",
                    *((f"vs {reference}",) if with_ref else ()), "status")
         rows = tuple(_row(c, varying, _reference_time(group, c, reference) if reference else None,
-                          with_ref, with_jvm) for c in group)
+                          with_ref, with_jvm, with_cold) for c in group)
         fixed = {k: v for k, v in group[0].params.items() if k not in varying}
         found.append(Table(workload, headers, rows, fixed))
     return found

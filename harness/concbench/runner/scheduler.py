@@ -40,12 +40,11 @@ def toolchain_record(outcome: BuildOutcome) -> dict[str, object]:
 
 def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
               servers: ServerContext | None = None) -> dict[str, object]:
-    s = plan.settings
     found: dict[str, object] = {
         "style": cell.contender.style, "notes": cell.contender.notes,
         "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
-        cell.contender.toolchain.name, "warmup": s.warmup, "iterations": s.iterations,
-        "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
+        cell.contender.toolchain.name, "warmup": plan.warmup_of(cell),
+        "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
     if cell.contender.env:
         found["env"] = cell.contender.env
     if cell.spec.server is not None and servers is not None:
@@ -65,7 +64,8 @@ def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerCo
     assert outcome.tools is not None
     if cell.spec.server is None:
         req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
-                         s.warmup, s.iterations, s.timeout_s, s.rss_limit)
+                         plan.warmup_of(cell), plan.iterations_of(cell), s.timeout_s,
+                         s.rss_limit)
         return req.argv(), lambda path, profiler=None: measure(
             dataclasses.replace(req, profiler=profiler), path)
     assert servers is not None

@@ -47,6 +47,9 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
     units = spec.units_per_iteration(params)
     found = {
         "elapsed_s": summarize(elapsed),
+        # the first iteration of each process when it was a warm-up: the cold start, apart
+        "cold_s": summarize([r.iterations[0].elapsed_ns / 1e9 for r in ok_runs
+                             if r.iterations and r.iterations[0].warmup]),
         "throughput_per_s": summarize([units / t for t in _rate_times(spec, ok_runs, elapsed)
                                        if t > 0]),
         "wall_s": _per_run(ok_runs, lambda r: r.wall_s),
