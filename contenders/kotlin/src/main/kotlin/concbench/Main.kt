@@ -1,10 +1,15 @@
 package concbench
 
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import java.lang.management.ManagementFactory
 import java.util.Properties
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import kotlin.system.exitProcess
 
 private const val USAGE = "usage: concbench-kotlin <workload> --<param>=<value> ... --warmup=W --iterations=N\n" +
@@ -45,6 +50,27 @@ private fun usageError(e: BadInput): Nothing {
     exitProcess(2)
 }
 
+/**
+ * Start-up of the dispatchers the batch workloads use, once per process before the first clock
+ * starts: Dispatchers.Default starts its worker threads on demand (core workers never exit), and
+ * delay() starts kotlinx.coroutines' DefaultExecutor thread on first use.
+ */
+private suspend fun startDispatchers() {
+    val workers = maxOf(2, Runtime.getRuntime().availableProcessors()) // Default's core pool size
+    val allRunning = CountDownLatch(workers)
+    coroutineScope {
+        repeat(workers) {
+            launch(Dispatchers.Default) {
+                // hold this worker thread until all run at once: then every core worker exists
+                // (blocking, on purpose; the timeout only keeps set-up from ever hanging on it)
+                allRunning.countDown()
+                allRunning.await(1, TimeUnit.SECONDS)
+            }
+        }
+    }
+    withContext(Dispatchers.Default) { delay(1) } // on Default, DefaultExecutor times delay()
+}
+
 fun main(args: Array<String>) {
     if (args.size == 1 && args[0] == "--version") {
         Output.line(versions())
@@ -78,6 +104,7 @@ fun main(args: Array<String>) {
     val mx = ManagementFactory.getThreadMXBean()
     try {
         runBlocking {
+            startDispatchers()
             // the iterations run as one coroutine on Dispatchers.Default; every task the
             // workloads start is a child coroutine on that dispatcher
             withContext(Dispatchers.Default) {

@@ -8,7 +8,6 @@ import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.sync.Semaphore
-import kotlinx.coroutines.sync.withPermit
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
 
@@ -105,14 +104,23 @@ class Fanout(private val requests: Int, private val concurrency: Int, service: U
     private val builder: UserProfileBuilder = CoroutineUserProfileBuilder(service)
 
     override suspend fun run(index: Int, start: Long): Outcome {
-        // as the post's BenchmarkRunner: one async per id, awaitAll; a Semaphore bounds how many
-        // requests are in flight when concurrency > 0 (all R coroutines exist, at most C run)
+        // as the post's BenchmarkRunner: one async per id, awaitAll. concurrency > 0: the loop takes
+        // a permit before it launches a request and the request gives it back when it ends, so at
+        // most C request coroutines exist (as Go's channel semaphore, Tokio's acquire_owned before spawn)
         val permits = if (concurrency > 0) Semaphore(concurrency) else null
         val profiles = coroutineScope {
             (1..requests).map { id ->
-                async {
-                    if (permits == null) builder.buildUserProfile(id)
-                    else permits.withPermit { builder.buildUserProfile(id) }
+                if (permits == null) {
+                    async { builder.buildUserProfile(id) }
+                } else {
+                    permits.acquire()
+                    async {
+                        try {
+                            builder.buildUserProfile(id)
+                        } finally {
+                            permits.release()
+                        }
+                    }
                 }
             }.awaitAll()
         }
@@ -205,16 +213,18 @@ fun interface EventMaker {
     fun make(i: Int): Event
 }
 
-private const val FILL: Byte = 'a'.code.toByte()
-
 /**
- * A new String of [size] bytes (ASCII 'a', so chars == UTF-8 bytes): a fresh byte[] is filled,
- * and String(bytes, ISO_8859_1) copies it into the String's own (Latin-1, compact) array.
+ * A new String of [size] bytes ('x', so chars == UTF-8 bytes), written once: the JDK's
+ * String.repeat fills the new String's own Latin-1 array, as the Java contender's "x".repeat(n).
+ * "x".repeat(n) in Kotlin is the stdlib's CharSequence.repeat (a char[], then compressed into the
+ * String: two writes), hence the cast to reach the JDK method. For 0 and 1 the JDK returns a shared
+ * string ("" or the receiver itself), so those sizes are built from a char array.
  */
-fun newString(size: Int): String = String(ByteArray(size).also { it.fill(FILL) }, Charsets.ISO_8859_1)
+@Suppress("PLATFORM_CLASS_MAPPED_TO_KOTLIN")
+fun newString(size: Int): String =
+    if (size >= 2) ("x" as java.lang.String).repeat(size) else String(ONE_X, 0, size)
 
-/** A copy of [proto] with its own backing array (String(String) would share it). */
-fun cloneString(proto: String): String = String(proto.toByteArray(Charsets.ISO_8859_1), Charsets.ISO_8859_1)
+private val ONE_X = charArrayOf('x')
 
 class ChannelWorkload(
     private val workers: Int,
@@ -223,12 +233,15 @@ class ChannelWorkload(
     private val etype: String,
     esize: Int,
 ) : Workload {
-    // set up once: the shared string (str_ptr) and the prototype (str_clone) are long-lived
+    // set up once: the shared string (str_ptr) and the prototype's bytes (str_clone) are long-lived
     private val maker: EventMaker = when (etype) {
         "int" -> EventMaker { i -> IntEvent(i) }
         "str" -> EventMaker { StrEvent(newString(esize)) }
         "str_ptr" -> newString(esize).let { shared -> EventMaker { StrEvent(shared) } }
-        "str_clone" -> newString(esize).let { proto -> EventMaker { StrEvent(cloneString(proto)) } }
+        // one copy of the prototype's bytes into the new String's own array (String(String)
+        // would share the prototype's array)
+        "str_clone" -> newString(esize).toByteArray(Charsets.ISO_8859_1)
+            .let { proto -> EventMaker { StrEvent(String(proto, Charsets.ISO_8859_1)) } }
         else -> throw BadInput("bad etype '$etype'")
     }
 
