@@ -5,7 +5,13 @@ from __future__ import annotations
 from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult
 from concbench.stats.cell import aggregate, unavailable
 from concbench import workloads
+from concbench.workloads.budget import UNBOUNDED, resolve
 from concbench.workloads.server import resolve_bounds
+
+
+def pooled(params):
+    """The thread budget of a style that runs the tasks on one pool of pool-size threads."""
+    return resolve(None, True, params)
 
 
 def _run(elapsed_ms: list[float], rss_mib: int, threads: int, status: str = "ok",
@@ -53,13 +59,13 @@ def _server_cells() -> tuple[CellResult, ...]:
     meta = {"throughput_unit": "requests", "placement": {"server": [0], "client": [1]}}
     async_small = resolve_bounds({"request-threads": 200, "async-threads": 12}, a)
     return (
-        aggregate(hello, "nginx", p, False, [_server_run(76000, 2.9, 5.1, 12, 97, 55, 4, 2),
+        aggregate(hello, "nginx", p, UNBOUNDED, [_server_run(76000, 2.9, 5.1, 12, 97, 55, 4, 2),
                                              _server_run(78000, 2.8, 4.9, 11, 98, 54, 4, 2)],
                   dict(meta)),
-        aggregate(hello, "go", p, False, [_server_run(64000, 3.5, 8.2, 30, 80, 92, 12, 6),
+        aggregate(hello, "go", p, UNBOUNDED, [_server_run(64000, 3.5, 8.2, 30, 80, 92, 12, 6),
                                           _server_run(66000, 3.4, 8.0, 28, 81, 93, 12, 6,
                                                       errors=3)], dict(meta)),
-        aggregate(agg, "spring-mvc-async-small", a, False,
+        aggregate(agg, "spring-mvc-async-small", a, UNBOUNDED,
                   [_server_run(14.2, 9800, 10400, 10900, 2, 8, 210, 240),
                    _server_run(14.6, 9700, 10300, 10700, 2, 8, 212, 240)], dict(meta),
                   async_small),
@@ -73,15 +79,15 @@ def sample_document(servers: bool = False) -> ResultsDocument:
     big = spec.resolve({"tasks": 10000, "sleep-ms": 100, "pool-size": 100})
     meta = {"throughput_unit": "tasks", "style": "test"}
     cells = (
-        aggregate(spec, "go", small, False, [_run([101.0], 12, 5), _run([103.0], 12, 5),
+        aggregate(spec, "go", small, UNBOUNDED, [_run([101.0], 12, 5), _run([103.0], 12, 5),
                                              _run([102.0], 13, 5)], meta),
-        aggregate(spec, "java-platform", small, True,
+        aggregate(spec, "java-platform", small, pooled(small),
                   [_run([1005.0], 80, 120), _run([1010.0], 81, 121)], meta),
-        aggregate(spec, "go", big, False, [_run([120.0], 40, 5), _run([118.0], 41, 5)], meta),
-        aggregate(spec, "java-platform", big, True,
+        aggregate(spec, "go", big, UNBOUNDED, [_run([120.0], 40, 5), _run([118.0], 41, 5)], meta),
+        aggregate(spec, "java-platform", big, pooled(big),
                   [_run([], 0, 0, "timeout", "still running after 20 s; process group killed")],
                   meta),
-        unavailable(spec, "rust-tokio", big, False, "cargo not found: install Rust", meta),
+        unavailable(spec, "rust-tokio", big, UNBOUNDED, "cargo not found: install Rust", meta),
         *(_server_cells() if servers else ()),
     )
     return ResultsDocument(
@@ -113,10 +119,10 @@ def troubled_document() -> ResultsDocument:
     spawn = workloads.get("spawn-idle")
     p = sleep.resolve({"tasks": 1000, "sleep-ms": 100, "pool-size": 100})
     meta = {"throughput_unit": "tasks", "style": "test"}
-    mixed = aggregate(sleep, "go", p, False,
+    mixed = aggregate(sleep, "go", p, UNBOUNDED,
                       [_run([101.0], 12, 5), _run([140.0], 12, 5),
                        _run([], 0, 0, "crash", MIXED_REASON)], meta)
-    scan = tuple(aggregate(spawn, "go", spawn.resolve({"tasks": n, "hold-ms": 1000}), False,
+    scan = tuple(aggregate(spawn, "go", spawn.resolve({"tasks": n, "hold-ms": 1000}), UNBOUNDED,
                            [_spawn_run(n, rss), _spawn_run(n, rss + 1)],
                            {"throughput_unit": "tasks"})
                  for n, rss in ((1000, 12), (10000, 34), (100000, 254)))

@@ -16,7 +16,8 @@ from concbench.compare import compare, ratio_test
 from concbench.report import compare_table
 from concbench.resultset import io
 from concbench.stats.cell import aggregate, unavailable
-from sample_doc import _run, sample_document
+from concbench.workloads.budget import UNBOUNDED
+from sample_doc import _run, pooled, sample_document
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -36,13 +37,13 @@ def _new_document():
     small = spec.resolve({"tasks": 1000, "sleep-ms": 100, "pool-size": 100})
     big = spec.resolve({"tasks": 10000, "sleep-ms": 100, "pool-size": 100})
     cells = (
-        aggregate(spec, "go", small, False, [_run([122.0], 12, 5), _run([123.5], 12, 5),
+        aggregate(spec, "go", small, UNBOUNDED, [_run([122.0], 12, 5), _run([123.5], 12, 5),
                                              _run([121.0], 13, 5)], meta),
         doc.cells[1],
-        aggregate(spec, "go", big, False, [_run([119.0], 40, 5), _run([121.0], 41, 5)], meta),
-        aggregate(spec, "java-platform", big, True, [_run([1250.0], 90, 130),
+        aggregate(spec, "go", big, UNBOUNDED, [_run([119.0], 40, 5), _run([121.0], 41, 5)], meta),
+        aggregate(spec, "java-platform", big, pooled(big), [_run([1250.0], 90, 130),
                                                      _run([1260.0], 91, 130)], meta),
-        unavailable(spec, "rust-tokio", big, False, "cargo not found: install Rust", meta),
+        unavailable(spec, "rust-tokio", big, UNBOUNDED, "cargo not found: install Rust", meta),
     )
     return replace(doc, run_id="20260102-000000-sample", cells=cells)
 

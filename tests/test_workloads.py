@@ -6,6 +6,7 @@ import pytest
 
 from concbench import workloads
 from concbench.errors import UserError
+from concbench.workloads.budget import UNBOUNDED, ThreadBudget, check_table, resolve
 
 
 def test_fanout_expected_and_ideal():
@@ -13,19 +14,49 @@ def test_fanout_expected_and_ideal():
     p = spec.resolve({"requests": 1000})
     assert spec.expected(p) == {"profiles": 1000, "id_sum": 500500, "id_sq_sum": 333_833_500,
                                 "items": 5000}
-    assert spec.ideal_s(p, pooled=False) == 1.0  # 500 + max(500, 500, 500) ms, one wave
-    assert spec.ideal_s(p, pooled=True) == 5.0  # five waves of pool-size 200
+    assert spec.ideal_s(p, UNBOUNDED) == 1.0  # 500 + max(500, 500, 500) ms, one wave
+    assert spec.ideal_s(p, resolve(None, True, p)) == 5.0  # five waves of pool-size 200
     bounded = spec.resolve({"requests": 1000, "concurrency": 100, "user-ms": 100,
                             "orders-ms": 50, "prefs-ms": 70, "notifications-ms": 20})
-    assert spec.ideal_s(bounded, pooled=False) == pytest.approx(1.7)  # 10 waves × 170 ms
+    assert spec.ideal_s(bounded, UNBOUNDED) == pytest.approx(1.7)  # 10 waves × 170 ms
+
+
+def test_fanout_ideal_follows_the_styles_thread_budget():
+    spec = workloads.get("fanout")
+    p = spec.resolve({"requests": 1000, "pool-size": 200})
+    subs = ["orders", "prefs", "notifications"]
+    # java-platform: pool-size request threads, the three sub-fetches on a second pool of
+    # pool-size: 1000 × 1.5 s / 200 = 7.5 s, not the request pool's five 1 s waves
+    platform = resolve({"request-threads": "pool-size", "async-threads": "pool-size",
+                        "async-waits": subs}, True, p)
+    assert platform == ThreadBudget(200, 200, tuple(subs))
+    assert spec.ideal_s(p, platform) == pytest.approx(7.5)
+    # a sub-pool three times as wide: the request threads bound it again
+    wide = resolve({"request-threads": "pool-size", "async-threads": "3*pool-size",
+                    "async-waits": subs}, True, p)
+    assert wide.async_threads == 600 and spec.ideal_s(p, wide) == pytest.approx(5.0)
+    # every fetch on one pool (CompletableFuture): 1000 × 2 s / 200 = 10 s
+    cf = resolve({"async-threads": "pool-size", "async-waits": ["user", *subs]}, True, p)
+    assert spec.ideal_s(p, cf) == pytest.approx(10.0)
+
+
+@pytest.mark.parametrize("table,message", [
+    ({"fanout": {"async-waits": ["orderz"]}}, "async-waits = \\['orderz'\\] is not valid"),
+    ({"fanout": {"async-threads": "two*pool-size"}}, "is not valid"),
+    ({"fanout": {"threads": 3}}, "unknown key 'threads'"),
+    ({"nosuch": {}}, "unknown workload"),
+])
+def test_a_bad_budget_table_is_a_message(table, message):
+    with pytest.raises(UserError, match=message):
+        check_table(table, "contenders.x.budget")
 
 
 def test_sleep_tasks_expected_and_ideal():
     spec = workloads.get("sleep-tasks")
     p = spec.resolve({"tasks": 10_000, "cpu-iters": 1001})
     assert spec.expected(p) == {"tasks": 10_000, "cpu_sum": 5_000_000}
-    assert spec.ideal_s(p, pooled=True) == pytest.approx(5.0)  # 100 ms × ⌈10000/200⌉
-    assert spec.ideal_s(p, pooled=False) == pytest.approx(0.1)
+    assert spec.ideal_s(p, resolve(None, True, p)) == pytest.approx(5.0)  # 100 ms × ⌈10000/200⌉
+    assert spec.ideal_s(p, UNBOUNDED) == pytest.approx(0.1)
 
 
 def test_channel_expected_per_etype():

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,9 @@ var spawnIdleParams = []string{"tasks", "hold-ms"}
 
 type spawnIdleResult struct {
 	Tasks int64 `json:"tasks"`
+	// goroutines alive when the last one started (informational): N tasks,
+	// main and the runtime's own; read after the mark's clock, one atomic load
+	GoroutinesAtMark int `json:"go_goroutines_at_mark"`
 }
 
 func newSpawnIdle(p params) (runner, error) {
@@ -46,8 +50,9 @@ func newSpawnIdle(p params) (runner, error) {
 		}
 		<-allStarted
 		emitMark("all-spawned", index, time.Since(start))
+		atMark := runtime.NumGoroutine()
 		wg.Wait()
 		elapsed := time.Since(start)
-		return elapsed, spawnIdleResult{Tasks: completed.Load()}
+		return elapsed, spawnIdleResult{Tasks: completed.Load(), GoroutinesAtMark: atMark}
 	}, nil
 }

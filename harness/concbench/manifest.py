@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from concbench.errors import UserError, unknown
+from concbench.workloads import budget
 
 Command = tuple[str, ...]
 
@@ -51,8 +52,14 @@ class Contender:
     """A variant (same build, other flags or arguments) of this contender: run only when named,
     never picked by "every contender that implements the workload"; its notes extend the base's."""
 
+    budgets: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
+    """Batch workloads: the style's thread budget beyond `pooled` (workloads/budget.py)."""
+
     def is_pooled(self, workload: str) -> bool:
         return workload in self.pooled
+
+    def thread_budget(self, workload: str, params: dict[str, Any]) -> budget.ThreadBudget:
+        return budget.resolve(self.budgets.get(workload), self.is_pooled(workload), params)
 
 
 def _commands(raw: Any, where: str) -> tuple[Command, ...]:
@@ -153,6 +160,7 @@ def load_manifest(path: Path) -> list[Contender]:
             not_applicable=_reasons(entry.get("not_applicable", {}), f"{where}.not_applicable"),
             variant_of=base.name if base else None,
             env=_env(entry.get("env", {}), f"{where}.env"),
+            budgets=budget.check_table(entry.get("budget", {}), f"{where}.budget"),
         )
     return list(contenders.values())
 

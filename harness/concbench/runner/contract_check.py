@@ -12,6 +12,7 @@ from typing import Any
 
 from concbench.resultset.model import Iteration
 from concbench.workloads import Params, WorkloadSpec
+from concbench.workloads.budget import ThreadBudget
 
 LOWER_BOUND_SLACK = 0.01
 LOWER_BOUND_SLACK_S = 0.002
@@ -57,10 +58,11 @@ def sequence_problems(iterations: list[Iteration], warmup: int, measured: int) -
     return problems
 
 
-def lower_bound_problems(spec: WorkloadSpec, params: Params, pooled: bool,
+def lower_bound_problems(spec: WorkloadSpec, params: Params, budget: ThreadBudget,
                          iterations: list[Iteration]) -> list[str]:
-    """Iterations faster than physics allows (a wait was skipped or shortened)."""
-    bound = spec.lower_bound_s(params, pooled) if spec.lower_bound_s else None
+    """Iterations faster than physics allows for the style's thread budget (a wait was
+    skipped or shortened, or the style holds more threads than its manifest declares)."""
+    bound = spec.lower_bound_s(params, budget) if spec.lower_bound_s else None
     if not bound:
         return []
     floor = bound * (1 - LOWER_BOUND_SLACK) - LOWER_BOUND_SLACK_S

@@ -63,7 +63,9 @@ def classify(req: RunRequest, out: ProcessOutcome,
     for it in iterations:
         problems += [f"iteration {it.index}: {p}"
                      for p in req.spec.check(req.params, it.result, pooled)]
-    problems += lower_bound_problems(req.spec, req.params, pooled, iterations)
+    problems += lower_bound_problems(req.spec, req.params,
+                                     req.contender.thread_budget(req.spec.name, req.params),
+                                     iterations)
     problems += mark_problems(req.spec, req.params, out.messages, iterations)
     if problems:
         return "invalid", "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")

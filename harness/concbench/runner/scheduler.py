@@ -47,6 +47,9 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
     if cell.contender.env:
         found["env"] = cell.contender.env
+    if cell.spec.server is None:
+        found["thread_budget"] = cell.contender.thread_budget(cell.spec.name,
+                                                              cell.params).to_dict()
     if cell.spec.server is not None and servers is not None:
         found["placement"] = servers.placement.to_dict()
         found["bounds_declared"] = cell.contender.bounds
@@ -140,7 +143,7 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
         if servers and cell.spec.server else None
     if not outcome.ok or outcome.tools is None or missing:
         result = unavailable(cell.spec, cell.contender.name, cell.params,
-                             cell.contender.is_pooled(cell.spec.name),
+                             cell.contender.thread_budget(cell.spec.name, cell.params),
                              missing or outcome.reason or "unavailable",
                              _metadata(plan, cell, None, servers))
         observer.cell_skipped(cell, plan.runs_of(cell))
@@ -196,6 +199,7 @@ def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
     if profiles is not None:
         metadata["profiles"] = profiles
     return aggregate(cell.spec, cell.contender.name, cell.params,
-                     cell.contender.is_pooled(cell.spec.name), state.runs, metadata,
+                     cell.contender.thread_budget(cell.spec.name, cell.params), state.runs,
+                     metadata,
                      resolve_bounds(cell.contender.bounds, cell.params)
                      if cell.spec.server else None)

@@ -10,6 +10,7 @@ from concbench.stats.server_cell import bounds_of, server_stats, server_warnings
 from concbench.stats.summary import summarize
 from concbench.workloads.server import Bounds
 from concbench.workloads import WorkloadSpec
+from concbench.workloads.budget import ThreadBudget
 
 # Worst first: a cell takes the status of its worst run.
 STATUS_ORDER = ("unavailable", "crash", "mem-limit", "timeout", "invalid", "ok")
@@ -84,7 +85,7 @@ def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResu
     return stats, floor_ms / 1000 if floor_ms is not None else None, efficiency, notes
 
 
-def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled: bool,
+def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget: ThreadBudget,
               runs: list[RunResult], metadata: dict[str, Any],
               bounds: Bounds | None = None) -> CellResult:
     ok_runs = [r for r in runs if r.status == "ok"]
@@ -107,7 +108,7 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled
                           runs=tuple(runs), stats=stats, metadata=metadata,
                           warnings=tuple(notes + more))
     stats = cell_stats(spec, params, ok_runs)
-    ideal = spec.ideal_s(params, pooled)
+    ideal = spec.ideal_s(params, budget)
     elapsed = stats.get("elapsed_s")
     efficiency = ideal / elapsed.median if ideal and elapsed and elapsed.median > 0 else None
     if elapsed:
@@ -120,8 +121,8 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled
                       runs=tuple(runs), stats=stats, metadata=metadata, warnings=tuple(notes))
 
 
-def unavailable(spec: WorkloadSpec, contender: str, params: dict[str, Any], pooled: bool,
+def unavailable(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget: ThreadBudget,
                 reason: str, metadata: dict[str, Any]) -> CellResult:
     return CellResult(workload=spec.name, contender=contender, params=dict(params),
-                      status="unavailable", reason=reason, ideal_s=spec.ideal_s(params, pooled),
+                      status="unavailable", reason=reason, ideal_s=spec.ideal_s(params, budget),
                       efficiency=None, runs=(), stats={}, metadata=metadata)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from concbench.errors import UserError
 
 if TYPE_CHECKING:
+    from concbench.workloads.budget import ThreadBudget
     from concbench.workloads.server import ServerSpec
 
 Params = Mapping[str, Any]
@@ -59,8 +60,8 @@ class WorkloadSpec:
     params: tuple[Param, ...]
     expected: Callable[[Params], dict[str, Any]]
     """The result fields every iteration must report, computed from the parameters."""
-    ideal_s: Callable[[Params, bool], float | None]
-    """Ideal wall time of one iteration given the params and whether the contender is pooled."""
+    ideal_s: Callable[[Params, ThreadBudget], float | None]
+    """Ideal wall time of one iteration given the params and the style's thread budget."""
     throughput_unit: str
     units_per_iteration: Callable[[Params], float]
     """How many `throughput_unit`s one iteration handles (requests, tasks, events)."""
@@ -73,7 +74,7 @@ class WorkloadSpec:
     """Problems with the marks of a run (for example a mark that came too late)."""
     rate_mark: str | None = None
     """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
-    lower_bound_s: Callable[[Params, bool], float | None] | None = None
+    lower_bound_s: Callable[[Params, ThreadBudget], float | None] | None = None
     """No correct iteration can be faster (its waits alone take this long); None: no bound."""
     server: "ServerSpec | None" = None
     """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""

@@ -33,7 +33,7 @@ SPEC = WorkloadSpec(
         Param("esize", 64, "string size in bytes for the string kinds", 0, 1_000_000),
     ),
     expected=_expected,
-    ideal_s=lambda p, pooled: None,
+    ideal_s=lambda p, budget: None,
     throughput_unit="events",
     units_per_iteration=lambda p: p["workers"] * p["events"],
     verify_params=tuple(

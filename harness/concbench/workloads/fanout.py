@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from concbench.workloads.base import Param, Params, WorkloadSpec
+from concbench.workloads.budget import ThreadBudget
 
 _DELAYS = ("user-ms", "orders-ms", "prefs-ms", "notifications-ms")
 
@@ -16,18 +17,24 @@ def _expected(p: Params) -> dict[str, int]:
             "items": 5 * r}
 
 
-def _ideal_s(p: Params, pooled: bool) -> float:
+def _ideal_s(p: Params, budget: ThreadBudget) -> float:
     """user + max(three sub-fetches) per wave; a wave is as many requests as may be in flight.
 
-    For pooled styles the pool size also bounds a wave. The bound ignores that a pooled
-    fan-out queues its 3·P sub-fetches on a second pool of P threads: that cost is the style's.
+    The style's thread budget bounds it twice: request threads bound a wave; a pool that runs
+    some fetches (async_waits) can hold only async_threads of them at once, so the R requests'
+    waits on it take at least R · Σ waits / async_threads (e.g. java-platform's three
+    sub-fetches on a second pool of pool-size threads: 1.5 × the waves' time at 500 ms each).
     """
     in_flight = p["concurrency"] or p["requests"]
-    if pooled:
-        in_flight = min(in_flight, p["pool-size"])
+    if budget.request_threads:
+        in_flight = min(in_flight, budget.request_threads)
     waves = math.ceil(p["requests"] / in_flight)
     per_wave_ms = p["user-ms"] + max(p["orders-ms"], p["prefs-ms"], p["notifications-ms"])
-    return waves * per_wave_ms / 1000.0
+    ideal_ms = waves * per_wave_ms
+    if budget.async_threads:
+        held_ms = sum(p[f"{w}-ms"] for w in budget.async_waits)
+        ideal_ms = max(ideal_ms, p["requests"] * held_ms / budget.async_threads)
+    return ideal_ms / 1000.0
 
 
 SPEC = WorkloadSpec(

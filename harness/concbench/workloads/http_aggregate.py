@@ -57,7 +57,7 @@ SPEC = WorkloadSpec(
         Param("pool-size", 200, "threads of the fixed pools (pooled styles only)", 1, 30_000),
     ),
     expected=lambda p: {},
-    ideal_s=lambda p, pooled: None,
+    ideal_s=lambda p, budget: None,
     throughput_unit="requests",
     units_per_iteration=lambda p: 1,
     verify_params=tuple(

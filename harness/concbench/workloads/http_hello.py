@@ -25,7 +25,7 @@ SPEC = WorkloadSpec(
         Param("pool-size", 200, "threads of the fixed pool (pooled styles only)", 1, 30_000),
     ),
     expected=lambda p: {},
-    ideal_s=lambda p, pooled: None,
+    ideal_s=lambda p, budget: None,
     throughput_unit="requests",
     units_per_iteration=lambda p: 1,
     verify_params=({"connections": 16, "duration-s": 1, "warmup-s": 1, "warmup-steady-pct": 0},

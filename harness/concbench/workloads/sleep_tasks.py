@@ -5,15 +5,17 @@ from __future__ import annotations
 import math
 
 from concbench.workloads.base import Param, Params, WorkloadSpec
+from concbench.workloads.budget import ThreadBudget
 
 
 def _expected(p: Params) -> dict[str, int]:
     return {"tasks": p["tasks"], "cpu_sum": p["tasks"] * (p["cpu-iters"] // 2)}
 
 
-def _ideal_s(p: Params, pooled: bool) -> float:
-    """sleep × ⌈N/pool⌉ for pools, else one sleep (the CPU part is negligible by design)."""
-    waves = math.ceil(p["tasks"] / p["pool-size"]) if pooled else 1
+def _ideal_s(p: Params, budget: ThreadBudget) -> float:
+    """sleep × ⌈N/threads⌉ for pools, else one sleep (the CPU part is negligible by design)."""
+    threads = budget.request_threads
+    waves = math.ceil(p["tasks"] / threads) if threads else 1
     return waves * p["sleep-ms"] / 1000.0
 
 

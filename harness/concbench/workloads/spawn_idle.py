@@ -26,8 +26,8 @@ SPEC = WorkloadSpec(
         Param("hold-ms", 10_000, "how long each task sleeps, in ms", 1, 600_000),
     ),
     expected=lambda p: {"tasks": p["tasks"]},
-    ideal_s=lambda p, pooled: p["hold-ms"] / 1000.0,
-    lower_bound_s=lambda p, pooled: p["hold-ms"] / 1000.0,
+    ideal_s=lambda p, budget: p["hold-ms"] / 1000.0,
+    lower_bound_s=lambda p, budget: p["hold-ms"] / 1000.0,
     throughput_unit="tasks",
     units_per_iteration=lambda p: p["tasks"],
     # hold long enough for 1000 platform threads to start on a slow VM (~2.5k threads/s seen)
