@@ -7,63 +7,101 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * java-completable: CompletableFuture.supplyAsync / thenCompose / allOf on one fixed pool of pool-size
  * platform threads. The sleeps are Thread.sleep inside the supplied tasks (so they hold a pool thread),
  * but no pool thread ever blocks on a join: joins happen only on already-completed futures or on main.
+ *
+ * <p>java-completable-async (style "completable-async", {@link Async}): the same composition, but each
+ * wait is a timer: {@code supplyAsync(value, CompletableFuture.delayedExecutor(ms, MILLISECONDS, pool))}
+ * hands the supplier to the pool once ms have passed, so no pool thread is held while waiting; the pool
+ * threads run only the short CPU parts (building values, the cpu loop, the continuations).
  */
-public final class CompletableStyle implements Style {
+public class CompletableStyle implements Style {
+    /** java-completable-async: the style chosen by name "completable-async" after the jar. */
+    public static final class Async extends CompletableStyle {
+        public Async() { super(true); }
+    }
+
+    private final boolean timer; // true: waits are delayedExecutor timers; false: Thread.sleep on a pool thread
     private ExecutorService pool;
+
+    public CompletableStyle() { this(false); }
+
+    CompletableStyle(boolean timer) { this.timer = timer; }
 
     @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "http-aggregate"); }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
-        return switch (workload) {
+        Work.Iteration iteration = switch (workload) {
             case "fanout" -> {
                 var f = Work.FanoutParams.of(p);
-                pool = Executors.newFixedThreadPool(f.poolSize());
+                pool = Startup.fixedPool(f.poolSize());
                 yield fanout(f);
             }
             case "sleep-tasks" -> {
                 int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
                 long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
-                pool = Executors.newFixedThreadPool(poolSize);
+                pool = Startup.fixedPool(poolSize);
+                Integer poolEcho = poolEcho(poolSize);
                 yield (index, start, out) -> {
                     AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
                     List<CompletableFuture<Long>> all = new ArrayList<>(tasks);
                     for (int i = 0; i < tasks; i++)
-                        all.add(CompletableFuture.supplyAsync(() -> {
-                            Work.sleep(sleepMs);
+                        all.add(after(sleepMs, () -> {
                             long s = Work.cpu(k);
                             finished.incrementAndGet();
                             return s;
-                        }, pool));
+                        }));
                     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
                     long sum = 0;
                     for (CompletableFuture<Long> cf : all) sum += cf.join(); // all complete
-                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolSize));
+                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));
                 };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
+        if (timer) Startup.completableDelayScheduler(); // the timer thread, before the first clock starts
+        return iteration;
+    }
+
+    /**
+     * The value of a simulated call that waits {@code ms}. java-completable: supplyAsync on the pool, the
+     * task sleeps (Thread.sleep, holding its pool thread), then builds the value. java-completable-async:
+     * supplyAsync through delayedExecutor(ms, pool): a timer hands the supplier to the pool after ms.
+     */
+    private <T> CompletableFuture<T> after(long ms, Supplier<T> value) {
+        if (timer)
+            return CompletableFuture.supplyAsync(value, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
+        return CompletableFuture.supplyAsync(() -> {
+            Work.sleep(ms);
+            return value.get();
+        }, pool);
+    }
+
+    /** pool_size in the result: pool-size where the pool bounds the waits (Thread.sleep), null with timers. */
+    private Integer poolEcho(int poolSize) {
+        return timer ? null : poolSize;
     }
 
     private Work.Iteration fanout(Work.FanoutParams f) {
+        Integer poolEcho = poolEcho(f.poolSize());
         return (index, start, out) -> {
             Semaphore inFlight = f.concurrency() > 0 ? new Semaphore(f.concurrency()) : null;
             List<CompletableFuture<Work.UserProfile>> all = new ArrayList<>(f.requests());
             for (int id = 1; id <= f.requests(); id++) {
                 if (inFlight != null) inFlight.acquire(); // blocks main only, never a pool thread
                 int uid = id;
-                CompletableFuture<Work.UserProfile> cf = CompletableFuture
-                        .supplyAsync(() -> Work.fetchUser(uid, f.userMs()), pool)
+                CompletableFuture<Work.UserProfile> cf = after(f.userMs(), () -> Work.user(uid))
                         .thenCompose(user -> {
-                            var orders = CompletableFuture.supplyAsync(() -> Work.fetchOrders(f.ordersMs()), pool);
-                            var prefs = CompletableFuture.supplyAsync(() -> Work.fetchPreferences(f.prefsMs()), pool);
-                            var notifs = CompletableFuture.supplyAsync(() -> Work.fetchNotifications(f.notificationsMs()), pool);
+                            var orders = after(f.ordersMs(), Work::orders);
+                            var prefs = after(f.prefsMs(), Work::preferences);
+                            var notifs = after(f.notificationsMs(), Work::notifications);
                             return CompletableFuture.allOf(orders, prefs, notifs).thenApply(v ->
                                     new Work.UserProfile(user, orders.join(), prefs.join(), notifs.join())); // all complete
                         });
@@ -73,14 +111,15 @@ public final class CompletableStyle implements Style {
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
             List<Work.UserProfile> profiles = new ArrayList<>(all.size());
             for (CompletableFuture<Work.UserProfile> cf : all) profiles.add(cf.join());
-            return () -> Work.fanoutResult(profiles, f.poolSize());
+            return () -> Work.fanoutResult(profiles, poolEcho);
         };
     }
 
     /**
      * http-aggregate: the JDK HttpServer runs exchanges on a small fixed pool (one thread per available
      * processor) whose handler only parses the path and chains base, then detail and extra, on the
-     * fixed pool of pool-size threads; the last stage writes the response from that pool.
+     * fixed pool of pool-size threads; the last stage writes the response from that pool. With timers
+     * (java-completable-async) the inproc waits are delayedExecutor timers as in the batch workloads.
      */
     @Override
     public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
@@ -88,7 +127,7 @@ public final class CompletableStyle implements Style {
         var c = HttpAggregate.Config.of(p);
         int cpus = Runtime.getRuntime().availableProcessors();
         pool = Executors.newFixedThreadPool(c.poolSize());
-        Downstream d = Downstream.of(c);
+        Downstream d = Downstream.of(c, timer);
         return new JdkHttp(c.bind(), c.port(), Executors.newFixedThreadPool(cpus), HttpAggregate.completable(c, d, pool),
                 ServerLifecycle.keys(d.runtime(), "pool", c.poolSize(), "request_threads", cpus,
                         "executor", "HttpServer on Executors.newFixedThreadPool(cpus); supplyAsync on Executors.newFixedThreadPool(pool-size)"));

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * http-aggregate's downstream calls (base, detail, extra): an in-process Thread.sleep, or a real
@@ -31,21 +32,34 @@ abstract sealed class Downstream {
     abstract Map<String, Object> runtime();
 
     static Downstream of(HttpAggregate.Config c) {
-        return c.downstream().equals("http")
-                ? new Http(c.backendHost(), c.backendPort(), c.baseMs(), c.detailMs(), c.extraMs())
-                : new Inproc();
+        return of(c, false);
     }
 
-    /** Thread.sleep on the thread that runs the call. */
+    /** {@code timer}: the inproc waits of callAsync are CompletableFuture.delayedExecutor timers (java-completable-async). */
+    static Downstream of(HttpAggregate.Config c, boolean timer) {
+        return c.downstream().equals("http")
+                ? new Http(c.backendHost(), c.backendPort(), c.baseMs(), c.detailMs(), c.extraMs())
+                : new Inproc(timer);
+    }
+
+    /** Thread.sleep on the thread that runs the call; callAsync with a timer: no thread held while waiting. */
     static final class Inproc extends Downstream {
+        private final boolean timer;
+
+        Inproc(boolean timer) { this.timer = timer; }
+
         @Override void call(long ms) throws InterruptedException { Thread.sleep(ms); }
 
         @Override CompletableFuture<Void> callAsync(long ms, Executor pool) {
+            if (timer) // the delay scheduler hands the (empty) call to the pool after ms; no pool thread waits
+                return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
             // the sleep holds a pool thread, as supplyAsync with a blocking call does (see java-completable's notes)
             return CompletableFuture.runAsync(() -> Work.sleep(ms), pool);
         }
 
-        @Override Map<String, Object> runtime() { return Map.of("downstream", "inproc: Thread.sleep"); }
+        @Override Map<String, Object> runtime() {
+            return Map.of("downstream", timer ? "inproc: CompletableFuture.delayedExecutor(ms, MILLISECONDS, pool)" : "inproc: Thread.sleep");
+        }
     }
 
     /**

@@ -31,6 +31,7 @@ public final class Main {
             "virtual", "concbench.VirtualStyle",
             "structured", "concbench.StructuredStyle",
             "completable", "concbench.CompletableStyle",
+            "completable-async", "concbench.CompletableStyle$Async",
             "reactor", "concbench.ReactorStyle",
             "thread-per-conn", "concbench.ThreadPerConnStyle");
 

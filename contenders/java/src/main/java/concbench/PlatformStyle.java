@@ -16,24 +16,44 @@ public final class PlatformStyle implements Style {
         return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "http-hello", "http-aggregate");
     }
 
+    /**
+     * fanout's sub-fetch pool holds this many times pool-size threads: 1 (java-platform) unless
+     * -Dconcbench.subpool.factor says otherwise (java-platform-subpool3x: 3, one thread for each of the
+     * three sub-fetches of every request thread).
+     */
+    static int subPoolFactor() throws Params.BadInput {
+        String v = System.getProperty("concbench.subpool.factor", "1");
+        try {
+            int factor = Integer.parseInt(v);
+            if (factor >= 1) return factor;
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new Params.BadInput("-Dconcbench.subpool.factor=" + v + ": expected an integer >= 1");
+    }
+
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
         return switch (workload) {
             case "fanout" -> {
                 var f = Work.FanoutParams.of(p);
-                ThreadBudget.require(Math.min(f.poolSize(), f.requests()) + Math.min(f.poolSize(), 3L * f.requests()),
-                        "two fixed pools of " + f.poolSize());
+                long subPoolSize = (long) subPoolFactor() * f.poolSize();
+                if (subPoolSize > Integer.MAX_VALUE)
+                    throw new Params.BadInput("sub-fetch pool of " + subPoolSize + " threads (-Dconcbench.subpool.factor x pool-size)");
+                ThreadBudget.require(f.poolSize() + subPoolSize,
+                        "fixed pools of " + f.poolSize() + " (requests) and " + subPoolSize + " (sub-fetches), all started in set-up");
                 // requests on one pool, the three sub-fetches on a second one: a request thread blocks on its
                 // sub-fetches, so sharing one bounded pool deadlocks once P requests hold all threads.
-                pool = Executors.newFixedThreadPool(f.poolSize());
-                subPool = Executors.newFixedThreadPool(f.poolSize());
+                // The sub-fetch pool has pool-size threads, or factor x pool-size (-Dconcbench.subpool.factor).
+                pool = Startup.fixedPool(f.poolSize());
+                subPool = Startup.fixedPool((int) subPoolSize);
                 yield Blocking.fanout(pool, subPool, f, f.poolSize());
             }
             case "sleep-tasks" -> {
                 int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
                 long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
-                ThreadBudget.require(Math.min(poolSize, tasks), "a fixed pool of " + poolSize);
-                pool = Executors.newFixedThreadPool(poolSize);
+                ThreadBudget.require(poolSize, "a fixed pool of " + poolSize + ", all started in set-up");
+                pool = Startup.fixedPool(poolSize);
                 yield Blocking.sleepTasks(pool, tasks, sleepMs, k, poolSize);
             }
             case "spawn-idle" -> {

@@ -27,7 +27,7 @@ public final class ReactorStyle implements Style {
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
-        return switch (workload) {
+        Work.Iteration iteration = switch (workload) {
             case "fanout" -> {
                 var f = Work.FanoutParams.of(p);
                 int width = f.concurrency() > 0 ? f.concurrency() : Math.max(1, f.requests());
@@ -80,6 +80,8 @@ public final class ReactorStyle implements Style {
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
+        Startup.reactorParallel(); // the parallel scheduler's threads (Mono.delay's timers), before the first clock starts
+        return iteration;
     }
 
     /** Subscribes to all n publishers at once and collects their values in order (Mono.zip). */

@@ -20,6 +20,7 @@ public final class StructuredStyle implements Style {
         if (!workload.equals("fanout")) throw new Params.BadInput("unknown workload " + workload);
         var f = Work.FanoutParams.of(p);
         executor = Executors.newVirtualThreadPerTaskExecutor();
+        Startup.virtualThreads(); // carriers and the scheduler's timer thread, before the first clock starts
         // same request-submission loop as java-virtual; only the sub-fetches differ (a scope per request)
         return Blocking.fanoutWith(executor, id -> buildProfile(id, f), f, null);
     }

@@ -18,7 +18,7 @@ public final class VirtualStyle implements Style {
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
-        return switch (workload) {
+        Work.Iteration iteration = switch (workload) {
             case "fanout" -> {
                 var f = Work.FanoutParams.of(p);
                 executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -37,6 +37,8 @@ public final class VirtualStyle implements Style {
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
+        Startup.virtualThreads(); // carriers and the scheduler's timer thread, before the first clock starts
+        return iteration;
     }
 
     /**
