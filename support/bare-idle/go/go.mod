@@ -1,0 +1,3 @@
+module concbench/support/bare-idle/go
+
+go 1.26

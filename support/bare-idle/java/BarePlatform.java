@@ -1,0 +1,26 @@
+/**
+ * Bare idle platform threads: the reference for spawn-idle's bytes per task.
+ *
+ *   java BarePlatform N HOLD_MS
+ *
+ * N platform threads (Thread.ofPlatform().start, default stack size) that only sleep HOLD_MS;
+ * "spawned" once the spawning loop is done; then every thread is joined.
+ */
+public class BarePlatform {
+    public static void main(String[] args) throws InterruptedException {
+        int n = Integer.parseInt(args[0]);
+        long ms = Long.parseLong(args[1]);
+        Runnable idle = () -> {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        Thread[] threads = new Thread[n];
+        for (int i = 0; i < n; i++) threads[i] = Thread.ofPlatform().start(idle);
+        System.out.println("spawned");
+        System.out.flush();
+        for (Thread t : threads) t.join();
+    }
+}
