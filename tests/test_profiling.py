@@ -114,3 +114,16 @@ def test_async_profiler_cpu_and_wall_of_a_jvm_server_window(real_bench):
                                                               ("async-profiler", "wall")]
     for profile in profiles:
         _check_graph(real_bench, profile)
+
+
+def test_async_profiler_cpu_and_wall_of_a_jvm_batch_run(real_bench):
+    """The agent starts with the JVM; its own messages must not reach the JSON-lines stdout
+    (they once did: every profiled JVM batch run was invalid, "Profiling started")."""
+    profiles = _profiled(real_bench, "sleep-tasks", "--contender", "java-virtual", "--param",
+                         "tasks=2000", "--param", "sleep-ms=1", "--param", "cpu-iters=200000")
+    assert [(p["profiler"], p["mode"]) for p in profiles] == [("async-profiler", "cpu"),
+                                                              ("async-profiler", "wall")]
+    folder = real_bench.root / "results" / real_bench.last()["run_id"]
+    for profile in profiles:
+        _check_graph(real_bench, profile)
+        assert "concbench/" in (folder / profile["folded"]).read_text()  # the workload's frames

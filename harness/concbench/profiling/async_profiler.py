@@ -79,8 +79,11 @@ class AsyncProfiler:
     def launch(self, argv: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """For a batch run: the agent starts with the JVM and writes the profile at exit."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        # log=: the agent's own messages ("Profiling started") go to a file; on stdout they
+        # would break the contender's JSON-lines stream and the profiled run would be invalid
+        log = self.folder / f"{self.stem}.{self.mode}.log"
         agent = (f"-agentpath:{library()}=start,event={self.mode},interval={INTERVAL[self.mode]},"
-                 f"collapsed,file={self.folded}")
+                 f"collapsed,file={self.folded},log={log}")
         options = f"{env.get('JAVA_TOOL_OPTIONS', '')} {agent}".strip()
         return argv, {**env, "JAVA_TOOL_OPTIONS": options}
 
