@@ -103,12 +103,12 @@ def runtimes(java: Path | None) -> list[Runtime]:
         Runtime("rust-tokio", (SMALL, BIG), 10_000,
                 lambda n, h: [str(b / "rust" / "release" / "bare-idle-tokio"), str(n), str(h)]),
         Runtime("java-virtual", (SMALL, BIG), 10_000,
-                lambda n, h: [jv, *JVM_LOG_FLAGS, "-cp", str(b / "java"), "BareVirtual",
+                lambda n, h: [jv, *JVM_LOG_FLAGS, "-cp", str(b / "java"), "BareThreads", "virtual",
                               str(n), str(h)]),
         # an OS thread per task: pid_max (32768) caps N; starting 30 000 threads took 30-55 s
         # here (slower as the count grows, and under other load), so a longer hold
         Runtime("java-platform", (10_000, 30_000), 90_000,
-                lambda n, h: [jv, *JVM_LOG_FLAGS, "-cp", str(b / "java"), "BarePlatform",
+                lambda n, h: [jv, *JVM_LOG_FLAGS, "-cp", str(b / "java"), "BareThreads", "platform",
                               str(n), str(h)]),
         Runtime("kotlin-coroutines", (SMALL, BIG), 10_000,
                 lambda n, h: [jv, "-jar", str(b / "kotlin" / "bare-idle-kotlin.jar"),
@@ -122,6 +122,17 @@ def runtimes(java: Path | None) -> list[Runtime]:
         Runtime("python-uvloop", (SMALL, BIG), 30_000,
                 lambda n, h: [str(PY), str(HERE / "python" / "bare_idle.py"), "uvloop",
                               str(n), str(h)], lazy_start=True),
+        # the task as a function that awaits the sleep: the "1M tasks" posts' form and the
+        # contenders' (an async function / coroutine per task, not the bare timer)
+        Runtime("node-async-fn", (SMALL, BIG), 10_000,
+                lambda n, h: ["node", "--max-old-space-size=16384",
+                              str(HERE / "node" / "bare_idle.mjs"), str(n), str(h), "async"]),
+        Runtime("python-asyncio-coro", (SMALL, BIG), 30_000,
+                lambda n, h: [str(PY), str(HERE / "python" / "bare_idle.py"), "asyncio",
+                              str(n), str(h), "coro"], lazy_start=True),
+        Runtime("python-uvloop-coro", (SMALL, BIG), 30_000,
+                lambda n, h: [str(PY), str(HERE / "python" / "bare_idle.py"), "uvloop",
+                              str(n), str(h), "coro"], lazy_start=True),
         Runtime("erlang", (SMALL, BIG), 10_000,
                 lambda n, h: ["erl", "+P", str(erlang_procs(n)), "-noinput", "-pa",
                               str(b / "erlang"), "-s", "bare_idle", "main", "-extra",
@@ -175,7 +186,7 @@ def build(wanted: set[str], java: Path | None) -> dict[str, str]:
     if java is not None and need("java-virtual", "java-platform"):
         (BUILD / "java").mkdir(parents=True, exist_ok=True)
         why = sh([str(java / "bin" / "javac"), "-d", str(BUILD / "java"),
-                  "BareVirtual.java", "BarePlatform.java"], HERE / "java")
+                  "BareThreads.java"], HERE / "java")
         if why:
             fail(("java-virtual", "java-platform"), why)
     if java is not None and need("kotlin-coroutines"):

@@ -6,8 +6,13 @@
 // the loop is done (process.stdout is synchronous on a pipe); then Promise.all.
 import { setTimeout as sleep } from "node:timers/promises";
 
-const [n, holdMs] = process.argv.slice(2).map(Number);
+// With a third argument `async`, each task is an async function awaiting the timer
+// (`const task = async () => { await sleep(d) }`), the form of the "1M tasks" posts and of
+// the contender's task: one more promise and a suspended async frame per task.
+const [n, holdMs] = process.argv.slice(2, 4).map(Number);
+const asyncFn = process.argv[4] === "async";
+const task = async () => { await sleep(holdMs); };
 const running = [];
-for (let i = 0; i < n; i++) running.push(sleep(holdMs));
+for (let i = 0; i < n; i++) running.push(asyncFn ? task() : sleep(holdMs));
 process.stdout.write("spawned\n");
 await Promise.all(running);
