@@ -8,7 +8,7 @@
 //! per workload.
 //!
 //! The program is this library; the binaries are thin: `src/main.rs`
-//! (`concbench-tokio`, the system allocator) and `src/bin/concbench-tokio-mimalloc.rs`
+//! (`concbench-tokio`, the system allocator) and `src/main_mimalloc.rs`
 //! (the same `main` with mimalloc as `#[global_allocator]`, for the variant
 //! rust-tokio-mimalloc). Only that binary references the mimalloc crate, so only
 //! it links mimalloc.
