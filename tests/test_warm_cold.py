@@ -62,6 +62,15 @@ def test_a_bad_cell_count_is_a_message(tmp_path, entry, message):
         _plan(tmp_path, f'[[cells]]\nworkload = "fanout"\n{entry}\n')
 
 
+@pytest.mark.parametrize("entry,message", [
+    ('runs = "x"', "runs must be a positive integer"),
+    ('warmup = -1', "warmup must be an integer >= 0"),
+])
+def test_a_bad_suite_count_is_a_message_too(tmp_path, entry, message):
+    with pytest.raises(UserError, match=message):
+        _plan(tmp_path, f'{entry}\n[[cells]]\nworkload = "fanout"\n')
+
+
 def test_cold_flag_is_the_single_shot_and_clashes_with_warmup(fake_bench):
     res = fake_bench("suite", "quick", "--cold", "--warmup", "2")
     assert res.code == 2 and "--cold means --warmup 0 --iterations 1" in res.stderr

@@ -41,8 +41,7 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     _check_keys(entry, CELL_KEYS, where)
     if "workload" not in entry:
         raise UserError(f"{where}: every [[cells]] entry needs a workload")
-    counts = {key: _count(entry, key, where, least) for key, least in
-              (("runs", 1), ("warmup", 0), ("iterations", 1))}
+    counts = _counts(entry, where)
     spec = workloads.get(entry["workload"])
     chosen = manifest.select(contenders, list(entry.get("contenders", [])), spec.name)
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
@@ -51,13 +50,17 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     return [replace(c, **counts) for c in cells_for(spec, chosen, params, scans)]
 
 
-def _count(entry: dict[str, Any], key: str, where: str, least: int) -> int | None:
-    value = entry.get(key)
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                              or value < least):
-        kind = "a positive integer" if least else "an integer >= 0"
-        raise UserError(f"{where}: {key} must be {kind}, not {value!r}")
-    return value
+def _counts(table: dict[str, Any], where: str) -> dict[str, int | None]:
+    """runs, warmup and iterations of a suite or of one of its cells, checked (None: not set)."""
+    found: dict[str, int | None] = {}
+    for key, least in (("runs", 1), ("warmup", 0), ("iterations", 1)):
+        value = table.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                  or value < least):
+            kind = "a positive integer" if least else "an integer >= 0"
+            raise UserError(f"{where}: {key} must be {kind}, not {value!r}")
+        found[key] = value
+    return found
 
 
 def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
@@ -72,11 +75,12 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
     except tomllib.TOMLDecodeError as err:
         raise UserError(f"suite file {path} is not valid TOML: {err}") from None
     _check_keys(doc, SUITE_KEYS, str(path))
+    counts = _counts(doc, str(path))
     cells: list[CellPlan] = []
     for i, entry in enumerate(doc.get("cells", [])):
         cells += _entry_cells(entry, contenders, f"{path} cells[{i}]")
-    base = {"runs": doc.get("runs", 3), "warmup": doc.get("warmup", 0),
-            "iterations": doc.get("iterations", 1), "timeout_s": doc.get("timeout", 600.0),
+    base = {"runs": counts["runs"] or 3, "warmup": counts["warmup"] or 0,
+            "iterations": counts["iterations"] or 1, "timeout_s": doc.get("timeout", 600.0),
             "reference": doc.get("reference"), "interleave": bool(doc.get("interleave", False)),
             "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
     base.update({k: v for k, v in overrides.items() if v is not None})

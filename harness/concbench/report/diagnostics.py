@@ -13,7 +13,8 @@ KEYS = {
     "jvm_heap_used_mib": "heap used MiB", "jvm_heap_committed_mib": "heap committed MiB",
     "jvm_vt_pinned": "VT pinned events", "jvm_vt_pinned_ms": "VT pinned ms",
     "go_gc_cycles": "GC cycles", "go_gc_pause_ms": "GC pause ms",
-    "go_goroutines_at_mark": "goroutines at the mark", "go_goroutines": "goroutines after", "go_heap_mib": "heap MiB",
+    "go_goroutines_at_mark": "goroutines at the mark", "go_goroutines": "goroutines after",
+    "go_heap_mib": "heap MiB",
     "tokio_workers": "Tokio workers", "tokio_alive_tasks": "Tokio tasks alive after",
 }
 

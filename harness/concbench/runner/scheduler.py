@@ -44,7 +44,8 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         "style": cell.contender.style, "notes": cell.contender.notes,
         "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
         cell.contender.toolchain.name, "warmup": plan.warmup_of(cell),
-        "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell), "throughput_unit": cell.spec.throughput_unit, "command": argv}
+        "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell),
+        "throughput_unit": cell.spec.throughput_unit, "command": argv}
     if cell.contender.env:
         found["env"] = cell.contender.env
     if cell.spec.server is None:
