@@ -113,3 +113,41 @@ def test_compare_command_and_baselines(fake_bench, tmp_path):
     assert res.code == 2 and "saved baselines: main" in res.stderr
     res = fake_bench("compare", new)
     assert res.code == 2 and "give BASE and NEW" in res.stderr
+
+
+def test_server_cells_compare_requests_per_second_p99_and_memory():
+    """A server cell has no iterations: its runs' requests/s and p99 are what is compared."""
+    from sample_doc import _server_run
+
+    base = sample_document(servers=True)
+    go = next(c for c in base.cells if c.contender == "go" and c.workload == "http-hello")
+    slower = replace(go, runs=(_server_run(51000, 4.4, 10.1, 30, 80, 92, 12, 6),
+                               _server_run(52000, 4.3, 10.3, 28, 81, 93, 12, 6)))
+    new = replace(base, cells=tuple(slower if c is go else c for c in base.cells))
+    found = {(c.workload, c.contender, c.metric): c for c in compare(base, new)}
+    assert ("http-hello", "go", "time") not in found
+    rps = found[("http-hello", "go", "requests/s")]
+    assert rps.test.base_median == pytest.approx(65000) and rps.test.new_median == 51500
+    assert rps.verdict == "fewer requests/s" and rps.better is False
+    p99 = found[("http-hello", "go", "p99")]
+    assert p99.test.new_median == pytest.approx(0.0102)
+    assert p99.verdict == "higher p99" and p99.better is False
+    assert found[("http-hello", "go", "memory")].verdict == "not significant"
+    assert found[("http-hello", "nginx", "requests/s")].verdict == "not significant"
+    assert found[("sleep-tasks", "go", "time")].test is not None
+    row = compare_table.row(rps, [])
+    assert row[4] == "65.00 kreq/s" and row[5] == "51.50 kreq/s"
+
+
+def test_runs_that_lost_cpu_time_to_the_hypervisor_are_noted():
+    from concbench.compare import notes
+
+    base = sample_document()
+    first = base.cells[0]
+    robbed = replace(first, runs=(replace(first.runs[0], steal_percent=7.5),
+                                  *(replace(r, steal_percent=0.1) for r in first.runs[1:])))
+    new = replace(base, cells=(robbed, *base.cells[1:]))
+    assert not [n for n in notes(base, base) if "hypervisor" in n]
+    said = [n for n in notes(base, new) if "hypervisor" in n]
+    assert said == ["new: the hypervisor withheld more than 2% of the CPUs' time in 1 of 3 runs "
+                    "(up to 7.5%): a change there may be the host's, not the contender's"]

@@ -1,10 +1,12 @@
 """Comparing two result sets cell by cell: the ratio NEW / BASE with its 95% confidence
-interval and a test of significance, for time and for memory.
+interval and a test of significance, for time and memory (batch workloads) or requests/s,
+p99 latency and memory (servers).
 
 Method (ratio of geometric means, Welch):
 - the samples are the measurements of each side (time: every measured iteration's elapsed_s of
   every ok run; memory: each ok run's RSS at the all-spawned mark, else its peak RSS, as in
-  concbench.stats.scans.points), taken on a log scale, where a ratio becomes a difference;
+  concbench.stats.scans.points; requests/s and p99: each ok run's measured load), taken on a
+  log scale, where a ratio becomes a difference;
 - ratio = exp(mean(log new) − mean(log base)), the ratio of geometric means;
 - its 95% CI is exp(d ± t(0.975, ν)·se) with se = √(s₁²/n₁ + s₂²/n₂) and ν the
   Welch–Satterthwaite degrees of freedom (Welch, 1947);
@@ -26,12 +28,34 @@ from typing import Any, Sequence
 
 from scipy import stats as scipy_stats
 
+from concbench import steal, workloads
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.stats.scans import points
 
 ALPHA = 0.05
-METRICS = ("time", "memory")
+PROBE_LIMIT = 1.05
+"""Ratio of the two sets' mean speed probes above which the machine's change is noted (the
+mean: on a host that flips between two speeds, the median jumps from one to the other)."""
 TESTS = ("welch", "mann-whitney")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What is compared, and the verdicts when NEW is significantly lower or higher."""
+
+    name: str
+    when_lower: str
+    when_higher: str
+    lower_is_better: bool
+
+
+TIME = Metric("time", "faster", "slower", True)
+MEMORY = Metric("memory", "smaller", "larger", True)
+REQUESTS = Metric("requests/s", "fewer requests/s", "more requests/s", False)
+P99 = Metric("p99", "lower p99", "higher p99", True)
+BATCH_METRICS = (TIME, MEMORY)
+SERVER_METRICS = (REQUESTS, P99, MEMORY)
+BY_NAME = {m.name: m for m in (TIME, MEMORY, REQUESTS, P99)}
 
 
 @dataclass(frozen=True)
@@ -71,10 +95,15 @@ class CellComparison:
             return self.status
         if not self.test.significant:
             return "not significant"
-        lower = self.test.ratio < 1
-        if self.metric == "time":
-            return "faster" if lower else "slower"
-        return "smaller" if lower else "larger"
+        metric = BY_NAME[self.metric]
+        return metric.when_lower if self.test.ratio < 1 else metric.when_higher
+
+    @property
+    def better(self) -> bool | None:
+        """Whether NEW is significantly better (None: no significant difference)."""
+        if self.test is None or not self.test.significant:
+            return None
+        return (self.test.ratio < 1) == BY_NAME[self.metric].lower_is_better
 
 
 def _welch(lb: list[float], ln: list[float]) -> tuple[float, float, float]:
@@ -122,6 +151,24 @@ def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch")
     return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
 
 
+def samples(cell: CellResult, metric: str) -> list[float]:
+    """The measurements of one metric in a cell's ok runs (p99 in seconds)."""
+    if metric == "requests/s":
+        return [float(r.load["requests_per_s"]) for r in cell.runs
+                if r.status == "ok" and r.load]
+    if metric == "p99":
+        return [float(r.load["latency_ms"]["p99"]) / 1000.0 for r in cell.runs
+                if r.status == "ok" and r.load and r.load.get("latency_ms")]
+    return points(cell, metric)
+
+
+def _is_server(cell: CellResult) -> bool:
+    """A server cell is one measured under load (decided from the data, so that result sets of
+    workloads since renamed still compare)."""
+    spec = workloads.WORKLOADS.get(cell.workload)
+    return any(r.load for r in cell.runs) or (spec is not None and spec.server is not None)
+
+
 def _compare_cell(base: CellResult | None, new: CellResult | None, metric: str,
                   test: str) -> CellComparison:
     cell = new or base
@@ -133,25 +180,55 @@ def _compare_cell(base: CellResult | None, new: CellResult | None, metric: str,
            if c.status != "ok"]
     if bad:
         return CellComparison(*head, "; ".join(bad), None)
-    pb, pn = points(base, metric), points(new, metric)
+    pb, pn = samples(base, metric), samples(new, metric)
     if not pb or not pn:
         return CellComparison(*head, "no measurements", None)
     return CellComparison(*head, "ok", ratio_test(pb, pn, test))
 
 
-def compare(base: ResultsDocument, new: ResultsDocument, test: str = "welch",
-            metrics: Sequence[str] = METRICS) -> list[CellComparison]:
-    """Every cell of either set, in the order of BASE then cells only in NEW."""
+def compare(base: ResultsDocument, new: ResultsDocument,
+            test: str = "welch") -> list[CellComparison]:
+    """Every cell of either set, in the order of BASE then cells only in NEW, on the metrics
+    of its kind (batch: time, memory; server: requests/s, p99, memory)."""
     base_cells = {c.key: c for c in base.cells}
     new_cells = {c.key: c for c in new.cells}
     keys = list(base_cells) + [k for k in new_cells if k not in base_cells]
-    return [_compare_cell(base_cells.get(k), new_cells.get(k), m, test)
-            for k in keys for m in metrics]
+    found = []
+    for k in keys:
+        b, n = base_cells.get(k), new_cells.get(k)
+        server = any(_is_server(c) for c in (b, n) if c is not None)
+        found += [_compare_cell(b, n, m.name, test)
+                  for m in (SERVER_METRICS if server else BATCH_METRICS)]
+    return found
+
+
+def _stolen(doc: ResultsDocument) -> tuple[int, int, float]:
+    """(runs with more CPU time stolen than steal.LIMIT, runs measured, the most stolen %)."""
+    seen = [r.steal_percent for c in doc.cells for r in c.runs if r.steal_percent is not None]
+    over = [p for p in seen if p > steal.LIMIT]
+    return len(over), len(seen), max(seen, default=0.0)
+
+
+def _probes(doc: ResultsDocument) -> list[float]:
+    return [r.probe_ms for c in doc.cells for r in c.runs if r.probe_ms]
 
 
 def notes(base: ResultsDocument, new: ResultsDocument) -> list[str]:
     """Differences between the two sets that a reader should know about."""
     found = []
+    for side, doc in (("base", base), ("new", new)):
+        over, runs, most = _stolen(doc)
+        if over:
+            found.append(f"{side}: the hypervisor withheld more than {steal.LIMIT:g}% of the "
+                         f"CPUs' time in {over} of {runs} runs (up to {most:.1f}%): a change "
+                         "there may be the host's, not the contender's")
+    speeds = [statistics.fmean(p) if p else None for p in (_probes(base), _probes(new))]
+    if speeds[0] and speeds[1] and max(speeds) / min(speeds) > PROBE_LIMIT:
+        slower = "new" if speeds[1] > speeds[0] else "base"
+        found.append(f"the machine itself was {max(speeds) / min(speeds):.2f}x slower during "
+                     f"{slower} (mean speed probe {speeds[0]:.1f} ms in base, "
+                     f"{speeds[1]:.1f} ms in new): changes of that size may be the machine's; "
+                     "compare runs taken together (--interleave)")
     if base.plan.get("name") != new.plan.get("name"):
         found.append(f"different plans: {base.plan.get('name')} vs {new.plan.get('name')}")
     for key in ("cpu_model", "logical_cores", "memory_bytes", "kernel"):

@@ -25,7 +25,8 @@ def describe(path: Path) -> str:
 
 SUITE_KEYS = ("description", "runs", "warmup", "iterations", "timeout", "mem_limit", "reference",
               "interleave", "cells")
-CELL_KEYS = ("workload", "params", "scan", "contenders", "runs", "warmup", "iterations")
+CELL_KEYS = ("workload", "params", "scan", "contenders", "exclude", "runs", "warmup",
+             "iterations")
 
 
 def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
@@ -44,10 +45,26 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     counts = _counts(entry, where)
     spec = workloads.get(entry["workload"])
     chosen = manifest.select(contenders, list(entry.get("contenders", [])), spec.name)
+    chosen = _without(chosen, entry.get("exclude", []), contenders, where)
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
     scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
              for k, v in entry.get("scan", {}).items()}
     return [replace(c, **counts) for c in cells_for(spec, chosen, params, scans)]
+
+
+def _without(chosen: list[manifest.Contender], exclude: Any,
+             contenders: dict[str, manifest.Contender], where: str) -> list[manifest.Contender]:
+    """The cell's contenders less those in `exclude` (a list of names), so that a contender
+    added later still joins a cell that names only its exceptions."""
+    if not isinstance(exclude, list) or not all(isinstance(n, str) for n in exclude):
+        raise UserError(f"{where}: exclude must be a list of contender names, not {exclude!r}")
+    for name in exclude:
+        if name not in contenders:
+            raise UserError(f"{where}: exclude: {unknown('contender', name, contenders)}")
+    kept = [c for c in chosen if c.name not in exclude]
+    if not kept:
+        raise UserError(f"{where}: exclude leaves no contender in the cell")
+    return kept
 
 
 def _counts(table: dict[str, Any], where: str) -> dict[str, int | None]:

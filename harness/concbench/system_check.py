@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from concbench import warnings
+from concbench import steal, warnings
+from concbench.steal import STEAL_FIELD
 
 ENV_ALLOW = ("GO*", "TOKIO_*", "RUSTFLAGS", "CARGO_*", "MALLOC_*", "GLIBC_TUNABLES",
              "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "LD_PRELOAD",
@@ -74,8 +75,7 @@ def governors(cpus: list[int], sys_root: Path = SYS) -> dict[str, list[int]]:
 
 def _cpu_jiffies(proc_root: Path) -> tuple[int, int]:
     """(busy, total) jiffies of all CPUs from the first line of /proc/stat."""
-    fields = [int(x) for x in (_read(proc_root / "stat") or "cpu 0 0 0 0").split("\n")[0]
-              .split()[1:]]
+    fields = steal.cpu_fields(proc_root / "stat")[:STEAL_FIELD + 1] or [0, 0, 0, 0]
     idle = sum(fields[3:5])  # idle + iowait
     return sum(fields) - idle, sum(fields)
 

@@ -84,6 +84,13 @@ def other_load(busy_pct: float) -> str:
             "their load moves every figure; stop them (see top) and rerun")
 
 
+def stolen_cpu(percent: float, runs: int, total: int) -> str:
+    return (f"the hypervisor withheld up to {percent:.1f}% of the CPUs' time (steal) in {runs} "
+            f"of {total} runs: the host is busy with other machines and every figure moves with it; rerun when "
+            "it is quiet, or on dedicated CPUs, and compare only runs taken together "
+            "(--interleave)")
+
+
 def frequency_scaling(governors: dict[str, list[int]]) -> str:
     shown = "; ".join(f"'{g}' on CPUs {', '.join(map(str, cpus))}" for g, cpus in governors.items())
     return (f"CPU frequency governor {shown}: clock speed follows load, so early runs are "

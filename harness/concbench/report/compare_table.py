@@ -11,12 +11,15 @@ from concbench.report import units
 
 HEADERS = ("workload", "contender", "parameters", "metric", "base (median)", "new (median)",
            "ratio new/base", "95% CI", "p", "n base/new", "verdict")
-_STYLE = {"faster": "green", "smaller": "green", "slower": "red", "larger": "red",
-          "not significant": "dim"}
+_STYLE = {True: "green", False: "red"}
 
 
 def _value(metric: str, v: float) -> str:
-    return units.seconds(v) if metric == "time" else units.size(v)
+    if metric == "memory":
+        return units.size(v)
+    if metric == "requests/s":
+        return units.rate(v, "req")
+    return units.seconds(v)
 
 
 def _params(c: CellComparison, shown: list[str]) -> str:
@@ -70,8 +73,8 @@ def print_terminal(console: Console, comparisons: list[CellComparison], base: st
     table = RichTable(title=f"{base} → {new}", title_justify="left")
     for header in HEADERS:
         table.add_column(header, overflow="fold")
-    for r in rows(comparisons):
-        style = _STYLE.get(r[-1], "yellow")
+    for c, r in zip(comparisons, rows(comparisons)):
+        style = "yellow" if c.test is None else _STYLE.get(c.better, "dim")
         table.add_row(*r[:-1], f"[{style}]{r[-1]}[/]")
     for n in notes:
         console.print(f"[yellow]note[/] {n}")

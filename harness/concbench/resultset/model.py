@@ -72,6 +72,12 @@ class RunResult:
     """Run-level warnings (e.g. a server that did not stop on SIGTERM)."""
     profiles: tuple[dict[str, Any], ...] = ()
     """Profiled runs only (--profile): {profiler, mode, samples, folded, flamegraph}."""
+    steal_percent: float | None = None
+    """Share of this machine's CPU time the hypervisor withheld while the run ran (steal in
+    /proc/stat, all CPUs); None where the kernel reports none."""
+    probe_ms: float | None = None
+    """The machine's speed just before the run: ms of concbench.speed_probe's fixed Python loop
+    (best of three; higher is slower). Not a correction, a witness: see speed_probe."""
 
     @property
     def cpu_s(self) -> float:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Protocol
 
+from concbench import speed_probe, steal
 from concbench.build import Builder, BuildOutcome
 from concbench.plan import CellPlan, Plan
 from concbench.profiling.cells import profile_cell
@@ -158,7 +159,11 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
 def _run_once(state: _Cell, recorder: Recorder, observer: Observer) -> None:
     run_index = len(state.runs)
     observer.run_started(state.cell, run_index, state.planned)
+    probe = speed_probe.probe_ms()
+    before = steal.cpu_jiffies()
     run = state.measure_one(recorder.samples_path(state.index, run_index))
+    run = dataclasses.replace(run, steal_percent=steal.steal_percent(before, steal.cpu_jiffies()),
+                              probe_ms=probe)
     state.runs.append(run)
     observer.run_finished(state.cell, run)
     if run.status in STOP_AFTER:  # would only cost the same again, run after run

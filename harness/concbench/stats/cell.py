@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from concbench import warnings
+from concbench import steal, warnings
 from concbench.resultset.model import CellResult, RunResult, Summary
 from concbench.stats.server_cell import bounds_of, server_stats, server_warnings
 from concbench.stats.summary import summarize
@@ -85,6 +85,19 @@ def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResu
     return stats, floor_ms / 1000 if floor_ms is not None else None, efficiency, notes
 
 
+def _run_notes(runs: list[RunResult]) -> list[str]:
+    """What the runs themselves warn about, once each, and the CPU time stolen from the
+    machine while they ran when it is enough to move the figures."""
+    found: list[str] = []
+    for run in runs:
+        found += [w for w in run.warnings if w not in found]
+    stolen = [r.steal_percent for r in runs
+              if r.steal_percent is not None and r.steal_percent > steal.LIMIT]
+    if stolen:
+        found.append(warnings.stolen_cpu(max(stolen), len(stolen), len(runs)))
+    return found
+
+
 def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget: ThreadBudget,
               runs: list[RunResult], metadata: dict[str, Any],
               bounds: Bounds | None = None) -> CellResult:
@@ -100,6 +113,7 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget
         planned = metadata.get("runs_planned", len(runs))
         if len(runs) < planned:
             notes.append(warnings.runs_cut_short(len(runs), planned, worst.status))
+    notes += _run_notes(runs)
     if spec.server is not None:
         stats, ideal, efficiency, more = _server_parts(spec, params, runs, ok_runs, metadata,
                                                        bounds)

@@ -118,6 +118,4 @@ def server_warnings(runs: list[RunResult], stats: dict[str, Summary],
     rate = stats.get("requests_per_s")
     if rate:
         found += [w for w in (warnings.high_cv("requests/s", rate),) if w]
-    for run in runs:
-        found += [w for w in run.warnings if w not in found]
     return found
