@@ -113,3 +113,27 @@ def test_a_failed_write_keeps_the_previous_file_whole(tmp_path, monkeypatch):
         outputs.write(target, b'{"new": true}')
     assert target.read_bytes() == b'{"old": true}'
     assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+
+def test_results_json_built_from_kept_cell_texts_is_the_plain_dump():
+    """The recorder rewrites results.json after every run from each cell's kept text: the bytes
+    must be those of one json.dumps of the whole document, after a cell changes too."""
+    import json
+    from dataclasses import replace as swap
+
+    from concbench.resultset import io as results_io
+    from sample_doc import sample_document
+
+    doc = sample_document(servers=True)
+    fragments = results_io.CellFragments()
+
+    def plain(d):
+        return (json.dumps(results_io.to_dict(d), indent=1, ensure_ascii=False) + "\n").encode()
+
+    assert results_io.to_json(doc, fragments) == plain(doc)
+    changed = swap(doc, cells=doc.cells[:1] + (swap(doc.cells[1], warnings=("é ünïcode",)),)
+                   + doc.cells[2:])
+    assert results_io.to_json(changed, fragments) == plain(changed)
+    empty = swap(doc, cells=())
+    assert results_io.to_json(empty, fragments) == plain(empty)
+    assert results_io.from_dict(json.loads(results_io.to_json(changed))) == changed

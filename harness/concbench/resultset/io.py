@@ -42,8 +42,42 @@ def to_dict(doc: ResultsDocument) -> dict[str, Any]:
     }
 
 
-def to_json(doc: ResultsDocument) -> bytes:
-    return (json.dumps(to_dict(doc), indent=1, ensure_ascii=False) + "\n").encode()
+def to_json(doc: ResultsDocument, fragments: "CellFragments | None" = None) -> bytes:
+    """The document as results.json text: exactly json.dumps(to_dict(doc), indent=1), built
+    from each cell's own text, which `fragments` keeps between writes of a growing plan."""
+    head = json.dumps({**to_dict(dataclasses.replace(doc, cells=())), "cells": []}, indent=1,
+                      ensure_ascii=False)
+    cells = [(fragments or CellFragments()).text(c) for c in doc.cells]
+    if fragments is not None:
+        fragments.keep(doc.cells)
+    if cells:
+        assert head.endswith('"cells": []\n}')
+        head = head[:-len("[]\n}")] + "[\n" + ",\n".join(cells) + "\n ]\n}"
+    return (head + "\n").encode()
+
+
+class CellFragments:
+    """Each cell's JSON text, indented as in the document, kept while the cell is unchanged:
+    results.json is rewritten after every run, and re-serialising every cell each time cost
+    about 20 s of the quick suite's 5 minutes. Keyed by the cell object (results are frozen)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[CellResult, str]] = {}
+
+    def text(self, cell: CellResult) -> str:
+        kept = self._texts.get(id(cell))
+        if kept is not None and kept[0] is cell:
+            return kept[1]
+        # JSON strings hold no raw newline, so indenting every line is safe
+        text = "  " + json.dumps(cell_to_dict(cell), indent=1,
+                                 ensure_ascii=False).replace("\n", "\n  ")
+        self._texts[id(cell)] = (cell, text)
+        return text
+
+    def keep(self, cells: tuple[CellResult, ...]) -> None:
+        """Forget the texts of cells no longer in the document."""
+        alive = {id(c) for c in cells}
+        self._texts = {k: v for k, v in self._texts.items() if k in alive}
 
 
 def _summary(d: dict[str, Any]) -> Summary:

@@ -44,6 +44,7 @@ class Recorder:
         self.folder = folder
         self.doc = doc
         self._store = store
+        self._fragments = io.CellFragments()
         folder.mkdir(parents=True, exist_ok=True)
         if store:
             store.begin(doc)
@@ -86,7 +87,7 @@ class Recorder:
         """A failed write (a full disk) stops the plan with a message; the file is replaced
         atomically, so the last complete results.json stays as it was."""
         try:
-            io.write_atomically(self.results_path, io.to_json(self.doc))
+            io.write_atomically(self.results_path, io.to_json(self.doc, self._fragments))
         except OSError as err:
             raise UserError(f"cannot write {self.results_path}: {err.strerror or err} "
                             "(the last complete version of it is kept)") from None
