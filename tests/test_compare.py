@@ -134,6 +134,9 @@ def test_server_cells_compare_requests_per_second_p99_and_memory():
     assert p99.verdict == "higher p99" and p99.better is False
     assert found[("http-hello", "go", "memory")].verdict == "not significant"
     assert found[("http-hello", "nginx", "requests/s")].verdict == "not significant"
+    one = replace(go, runs=go.runs[:1])
+    alone = compare(replace(base, cells=(one,)), replace(base, cells=(one,)))
+    assert {c.verdict for c in alone} == {"no test (n = 1)"}
     assert found[("sleep-tasks", "go", "time")].test is not None
     row = compare_table.row(rps, [])
     assert row[4] == "65.00 kreq/s" and row[5] == "51.50 kreq/s"

@@ -93,6 +93,8 @@ class CellComparison:
     def verdict(self) -> str:
         if self.test is None:
             return self.status
+        if min(self.test.n_base, self.test.n_new) < 2:
+            return "no test (n = 1)"
         if not self.test.significant:
             return "not significant"
         metric = BY_NAME[self.metric]
