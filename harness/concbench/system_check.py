@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from concbench import steal, warnings
-from concbench.steal import STEAL_FIELD
 
 ENV_ALLOW = ("GO*", "TOKIO_*", "RUSTFLAGS", "CARGO_*", "MALLOC_*", "GLIBC_TUNABLES",
              "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "LD_PRELOAD",
@@ -75,7 +74,7 @@ def governors(cpus: list[int], sys_root: Path = SYS) -> dict[str, list[int]]:
 
 def _cpu_jiffies(proc_root: Path) -> tuple[int, int]:
     """(busy, total) jiffies of all CPUs from the first line of /proc/stat."""
-    fields = steal.cpu_fields(proc_root / "stat")[:STEAL_FIELD + 1] or [0, 0, 0, 0]
+    fields = steal.cpu_fields(proc_root / "stat")[:steal.STEAL_FIELD + 1] or [0, 0, 0, 0]
     idle = sum(fields[3:5])  # idle + iowait
     return sum(fields) - idle, sum(fields)
 
