@@ -78,6 +78,9 @@ class WorkloadSpec:
     """No correct iteration can be faster (its waits alone take this long); None: no bound."""
     server: "ServerSpec | None" = None
     """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""
+    param_problems: Callable[[Params], list[str]] | None = None
+    """Problems with a combination of parameters that each pass their own bounds (for example
+    skynet's size, which must be a power of its branch); any problem is a UserError (exit 2)."""
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -90,7 +93,11 @@ class WorkloadSpec:
         """All parameters, defaults filled in, in declaration order."""
         for name in given:
             self.param(name)
-        return {p.name: given.get(p.name, p.default) for p in self.params}
+        resolved = {p.name: given.get(p.name, p.default) for p in self.params}
+        problems = self.param_problems(resolved) if self.param_problems else []
+        if problems:
+            raise UserError(f"{self.name}: " + "; ".join(problems))
+        return resolved
 
     def check(self, params: Params, result: Any, pooled: bool) -> list[str]:
         """Problems with one iteration's result; empty when it is right."""
