@@ -7,7 +7,8 @@ way a naive check would let pass: skipwait (skips the workload's waits), dupid (
 {1,4} built instead of {2,3}: same sum), sharedstr (channel str: one shared string),
 floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
 all iterations), zerotime (elapsed_ns 0), uneven (channel: the right total, but one consumer
-got an event of another's), reorder (iteration indexes out of order).
+got an event of another's), reorder (iteration indexes out of order), skippass (ring: the token
+moves two places per pass), closedform (skynet: the closed-form sum, no tree).
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -29,6 +30,8 @@ PARAMS = {
     "sleep-tasks": ["tasks", "sleep-ms", "cpu-iters", "pool-size"],
     "spawn-idle": ["tasks", "hold-ms"],
     "channel": ["workers", "events", "queue", "etype", "esize"],
+    "ring": ["rings", "size", "passes", "sample-every"],
+    "skynet": ["size", "branch"],
 }
 POOLED = {"sleep-tasks", "fanout"}
 
@@ -80,12 +83,45 @@ def result(workload, p, pool):
                 "pool_size": pool}
     if workload == "spawn-idle":
         return {"tasks": p["tasks"]}
+    if workload == "ring":
+        return ring(p, step=2 if MODE == "skippass" else 1)
+    if workload == "skynet":
+        if MODE == "closedform":
+            return {"sum": p["size"] * (p["size"] - 1) // 2, "tasks": 1}
+        return dict(zip(("sum", "tasks"), skynet(0, p["size"], p["branch"])))
     w, e = p["workers"], p["events"]
     spread = {"min_events": e, "max_events": e}
     if p["etype"] == "int":
         return {"events": w * e, "value_sum": w * e * (e - 1) // 2, **spread}
     same = w * (e - 1) if p["etype"] == "str_ptr" else 0
     return {"events": w * e, "bytes": w * e * p["esize"], "same_as_prev": same, **spread}
+
+
+def ring(p, step=1):
+    """The token really goes round (as a counter in one thread): each holder counts what it
+    received; `step` 2 is the cheat that hands the token two places on per pass."""
+    got, holders = [0] * p["size"], []
+    for _ in range(p["rings"]):
+        at, count = 0, p["passes"]
+        while count > 0:
+            at = (at + step) % p["size"]
+            count -= step
+            got[at] += 1
+        holders.append(at + 1)
+    return {"rings": p["rings"], "passes": sum(got), "holder_min": min(holders),
+            "holder_max": max(holders), "handoff_p50_ns": 100, "handoff_p99_ns": 200,
+            "handoff_samples": p["passes"] // p["sample-every"]}
+
+
+def skynet(num, size, branch):
+    """(sum of the leaves' ordinals, tasks run) of the subtree, recursively."""
+    if size == 1:
+        return num, 1
+    total, tasks = 0, 1
+    for i in range(branch):
+        s, t = skynet(num + i * (size // branch), size // branch, branch)
+        total, tasks = total + s, tasks + t
+    return total, tasks
 
 
 def cheat(mode, workload, p, res):
@@ -149,6 +185,9 @@ def fault(mode):
 def emit(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 
 
 def main():
