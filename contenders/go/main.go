@@ -38,6 +38,8 @@ var workloads = map[string]workload{
 	"sleep-tasks":    {params: sleepTasksParams, setup: newSleepTasks},
 	"spawn-idle":     {params: spawnIdleParams, setup: newSpawnIdle},
 	"channel":        {params: channelParams, setup: newChannel},
+	"ring":           {params: ringParams, setup: newRing},
+	"skynet":         {params: skynetParams, setup: newSkynet},
 	"http-hello":     {params: helloParams, serve: newHello},
 	"http-aggregate": {params: aggregateParams, serve: newAggregate},
 }
