@@ -14,6 +14,8 @@ import { UsageError, collectParams, emit } from "./common.mjs";
 import { fanout } from "./fanout.mjs";
 import { sleepTasks } from "./sleeptasks.mjs";
 import { spawnIdle } from "./spawnidle.mjs";
+import { ring } from "./ring.mjs";
+import { skynetWorkload } from "./skynet.mjs";
 import { httpHello } from "./hello.mjs";
 import { httpAggregate } from "./aggregate.mjs";
 
@@ -24,6 +26,8 @@ const workloads = new Map([
   ["fanout", fanout],
   ["sleep-tasks", sleepTasks],
   ["spawn-idle", spawnIdle],
+  ["ring", ring],
+  ["skynet", skynetWorkload],
   ["http-hello", httpHello],
   ["http-aggregate", httpAggregate],
 ]);

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from concbench_py import channel, fanout, servers, sleep_tasks, spawn_idle
+from concbench_py import channel, fanout, ring, servers, skynet, sleep_tasks, spawn_idle
 from concbench_py.common import LOOPS, PROG, BadInput, Params, emit, loop_factory
 
 BATCH = {
@@ -22,6 +22,8 @@ BATCH = {
     "sleep-tasks": (sleep_tasks.PARAMS, sleep_tasks.setup),
     "spawn-idle": (spawn_idle.PARAMS, spawn_idle.setup),
     "channel": (channel.PARAMS, channel.setup),
+    "ring": (ring.PARAMS, ring.setup),
+    "skynet": (skynet.PARAMS, skynet.setup),
 }
 SERVERS = {
     "http-hello": (servers.HELLO_PARAMS, servers.setup_hello),

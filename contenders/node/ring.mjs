@@ -1,0 +1,119 @@
+// ring (seed 004's hand-off claim; the Benchmarks Game's thread-ring): R rings
+// of W tasks pass a token H times (docs/contract.md, "ring").
+//
+// A task is one async function call; it waits by awaiting a fresh promise
+// whose resolver it has published as its inbox, and the previous task hands
+// the token on by calling that resolver with the count. A hand-off is
+// therefore one microtask hop on the one JavaScript thread: resolve() queues
+// the awaiting function's continuation as a PromiseReactionJob, which V8 runs
+// once the current job returns; no thread switch and no event-loop turn (the
+// whole run drains in one microtask checkpoint).
+//
+// Task 1 of every ring holds the token first: it awaits the release promise,
+// which the timer resolves with H (one promise shared by every ring); that
+// release is not counted as a received pass. The final holder (the task that
+// receives 0) stops its ring's clock; after the clock stops each ring is shut
+// down by a stop value passed round (negative, counting up to -1, so every
+// task gets it once).
+
+import { now } from "./common.mjs";
+
+// nearestRank is the percentile of sorted values by the nearest-rank method.
+function nearestRank(sorted, percent) {
+  const rank = Math.max(1, Math.ceil((percent / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+// handoffStats turns ring 1's readings into per-hand-off samples. stamps[m]
+// is the reading taken at count m·k; counts go down, so stamps[m] is later
+// than stamps[m + 1] by k hand-offs. The gaps are sorted before dividing by k
+// (division keeps the order); values are rounded to whole nanoseconds.
+function handoffStats(stamps, every) {
+  if (stamps.length < 2) return {};
+  const gaps = new Float64Array(stamps.length - 1);
+  for (let m = 0; m < gaps.length; m++) gaps[m] = Number(stamps[m] - stamps[m + 1]);
+  gaps.sort();
+  return {
+    handoff_p50_ns: Math.round(nearestRank(gaps, 50) / every),
+    handoff_p99_ns: Math.round(nearestRank(gaps, 99) / every),
+    handoff_samples: gaps.length,
+  };
+}
+
+// runRings spawns the rings, times the passes, shuts the rings down and
+// returns { elapsedNs, received (per task), holders (per ring), stamps }.
+async function runRings(rings, size, passes, every) {
+  let releaseRing;
+  const release = new Promise((resolve) => (releaseRing = resolve));
+  let allDone;
+  const allDoneP = new Promise((resolve) => (allDone = resolve));
+  const holders = new Array(rings).fill(0);
+  const stamps = new BigInt64Array(Math.floor(passes / every) + 1); // ring 1 only
+  let remaining = rings;
+
+  // member is ring member i (0-based; id i + 1); resolves to the tokens it received.
+  const member = async (ring, i, inboxes) => {
+    const next = (i + 1) % size;
+    const timed = ring === 0;
+    let received = 0;
+    if (i === 0) {
+      const c = await release;
+      if (timed && c % every === 0) stamps[c / every] = now();
+      inboxes[next](c - 1);
+    }
+    for (;;) {
+      const c = await new Promise((resolve) => (inboxes[i] = resolve));
+      if (c < 0) {
+        // stop: pass it on until it has gone round once
+        if (c < -1) inboxes[next](c + 1);
+        return received;
+      }
+      received++;
+      if (timed && c % every === 0) stamps[c / every] = now();
+      if (c === 0) {
+        // the final holder: stays in the ring until the stop comes round
+        holders[ring] = i + 1;
+        if (--remaining === 0) allDone();
+      } else {
+        inboxes[next](c - 1);
+      }
+    }
+  };
+
+  // An async call runs synchronously up to its first await, so when this loop
+  // ends every task is waiting and has published its inbox (task 1 publishes
+  // its own after its first pass).
+  const ringInboxes = Array.from({ length: rings }, () => new Array(size));
+  const members = [];
+  for (let r = 0; r < rings; r++) {
+    for (let i = 0; i < size; i++) members.push(member(r, i, ringInboxes[r]));
+  }
+  const start = now();
+  releaseRing(passes);
+  await allDoneP;
+  const elapsedNs = now() - start;
+  for (let r = 0; r < rings; r++) ringInboxes[r][holders[r] - 1](-size);
+  const received = await Promise.all(members);
+  return { elapsedNs, received, holders, stamps };
+}
+
+export const ring = {
+  params: ["rings", "size", "passes", "sample-every"],
+  setup(p) {
+    const rings = p.int("rings", 1);
+    const size = p.int("size", 2);
+    const passes = p.int("passes", 1);
+    const every = p.int("sample-every", 1);
+    return async () => {
+      const { elapsedNs, received, holders, stamps } = await runRings(rings, size, passes, every);
+      const result = {
+        rings,
+        passes: received.reduce((a, b) => a + b, 0),
+        holder_min: holders.reduce((a, b) => Math.min(a, b)),
+        holder_max: holders.reduce((a, b) => Math.max(a, b)),
+        ...handoffStats(stamps, every),
+      };
+      return { elapsedNs, result };
+    };
+  },
+};

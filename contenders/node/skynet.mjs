@@ -1,0 +1,48 @@
+// skynet (atemerev/skynet): a tree of async tasks, `branch` children each,
+// down to `size` leaves; each leaf returns its ordinal and a task count of 1,
+// each parent the sum of its children's ordinals and 1 + their task counts
+// (docs/contract.md, "skynet").
+//
+// A task is one async function call, joined by Promise.all. A call runs
+// synchronously up to its first await, so the tree is built depth first: a
+// leaf returns an already-resolved promise at once, and a parent suspends in
+// its await of Promise.all until its children's promises have settled.
+
+import { UsageError, now } from "./common.mjs";
+
+// skynet resolves to [sum of the leaves' ordinals, tasks run] of its subtree.
+async function skynet(num, size, branch) {
+  if (size === 1) return [num, 1];
+  const child = size / branch;
+  const children = [];
+  for (let i = 0; i < branch; i++) children.push(skynet(num + i * child, child, branch));
+  let sum = 0;
+  let tasks = 1;
+  for (const [s, t] of await Promise.all(children)) {
+    sum += s;
+    tasks += t;
+  }
+  return [sum, tasks];
+}
+
+// isPower says whether size is branch^d for some d ≥ 0.
+function isPower(size, branch) {
+  let n = 1;
+  while (n < size) n *= branch;
+  return n === size;
+}
+
+export const skynetWorkload = {
+  params: ["size", "branch"],
+  setup(p) {
+    const size = p.int("size", 1);
+    const branch = p.int("branch", 2);
+    if (!isPower(size, branch)) throw new UsageError(`--size=${size} is not a power of --branch=${branch}`);
+    return async () => {
+      const start = now();
+      const [sum, tasks] = await skynet(0, size, branch); // the root is a task too
+      const elapsedNs = now() - start;
+      return { elapsedNs, result: { sum, tasks } };
+    };
+  },
+};

@@ -1,0 +1,113 @@
+"""ring (seed 004's hand-off claim; the Benchmarks Game's thread-ring): R rings of W tasks pass a
+token H times, one asyncio Task per ring member (docs/contract.md, "ring").
+
+The hand-off primitive is a Future: a member that waits makes a fresh Future, publishes it as its
+inbox and awaits it; the previous member hands the token on with set_result(count). set_result
+only schedules the waiting Task's wake-up (loop.call_soon), so a hand-off is one turn of the
+event loop, not a thread switch. A Future is the primitive asyncio's own hand-offs are built on:
+Queue.get() on an empty queue parks on a Future that put() resolves, adding a deque and its
+getter/putter bookkeeping that a ring, with one token in flight, has no use for.
+
+Task 1 of every ring holds the token first: it waits on the release Future that the timer
+resolves with H (shared by every ring), and that release is not counted as a received pass.
+The final holder (the task receiving 0) stops its ring's clock; after the clock stops every ring
+is shut down by a stop value passed round (negative, counting up to -1, so each member gets it
+once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from array import array
+from typing import Any
+
+from .common import Params, now_ns
+
+PARAMS = ["rings", "size", "passes", "sample-every"]
+
+
+def nearest_rank(ordered: list[int], percent: float) -> int:
+    """The percentile of sorted values by the nearest-rank method."""
+    rank = max(1, math.ceil(percent / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def handoff_stats(stamps: array, every: int) -> dict[str, Any]:
+    """Per-hand-off samples from ring 1's readings. stamps[m] is the reading taken at count m*k;
+    counts go down, so stamps[m] is later than stamps[m + 1] by k hand-offs. Sorting the gaps
+    before dividing by k picks the same samples (division by k keeps the order)."""
+    if len(stamps) < 2:
+        return {}
+    gaps = sorted(stamps[m] - stamps[m + 1] for m in range(len(stamps) - 1))
+    return {"handoff_p50_ns": round(nearest_rank(gaps, 50) / every),
+            "handoff_p99_ns": round(nearest_rank(gaps, 99) / every),
+            "handoff_samples": len(gaps)}
+
+
+def setup(p: Params):
+    rings, size = p.int("rings", 1), p.int("size", 2)
+    passes, every = p.int("passes", 1), p.int("sample-every", 1)
+
+    async def iteration(index: int) -> tuple[int, dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        release = loop.create_future()  # resolved with H by the timer: task 1's first token
+        all_waiting = loop.create_future()  # set by the last member to reach its first wait
+        all_done = loop.create_future()  # set by the last ring's final holder
+        holders = [0] * rings
+        stamps = array("q", bytes(8 * (passes // every + 1)))  # preallocated, ring 1 only
+        waiting, remaining = 0, rings
+
+        async def member(ring: int, i: int, inboxes: list[asyncio.Future]) -> int:
+            """Ring member i (0-based; id i + 1). Returns the tokens it received."""
+            nonlocal waiting, remaining
+            new_future, clock = loop.create_future, now_ns
+            nxt = (i + 1) % size
+            timed = ring == 0
+            received = 0
+            # No await before the first wait: when the last member counts itself here, every
+            # member has published its inbox (task 1 publishes after its first pass).
+            waiting += 1
+            if waiting == rings * size:
+                all_waiting.set_result(None)
+            if i == 0:
+                c = await release
+                if timed and c % every == 0:
+                    stamps[c // every] = clock()
+                inboxes[nxt].set_result(c - 1)
+            while True:
+                inbox = inboxes[i] = new_future()
+                c = await inbox
+                if c < 0:  # stop: pass it on until it has gone round once
+                    if c < -1:
+                        inboxes[nxt].set_result(c + 1)
+                    return received
+                received += 1
+                if timed and c % every == 0:
+                    stamps[c // every] = clock()
+                if c == 0:  # the final holder: stays in the ring until the stop comes round
+                    holders[ring] = i + 1
+                    remaining -= 1
+                    if remaining == 0:
+                        all_done.set_result(None)
+                else:
+                    inboxes[nxt].set_result(c - 1)
+
+        async with asyncio.TaskGroup() as tg:
+            ring_inboxes: list[list[Any]] = [[None] * size for _ in range(rings)]
+            members = [tg.create_task(member(r, i, ring_inboxes[r]))
+                       for r in range(rings) for i in range(size)]
+            await all_waiting
+            start = now_ns()
+            release.set_result(passes)
+            await all_done
+            elapsed = now_ns() - start
+            for r in range(rings):
+                ring_inboxes[r][holders[r] - 1].set_result(-size)
+
+        result: dict[str, Any] = {"rings": rings, "passes": sum(m.result() for m in members),
+                                  "holder_min": min(holders), "holder_max": max(holders)}
+        result.update(handoff_stats(stamps, every))
+        return elapsed, result
+
+    return iteration
