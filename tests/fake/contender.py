@@ -8,7 +8,8 @@ way a naive check would let pass: skipwait (skips the workload's waits), dupid (
 floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
 all iterations), zerotime (elapsed_ns 0), uneven (channel: the right total, but one consumer
 got an event of another's), reorder (iteration indexes out of order), skippass (ring: the token
-moves two places per pass), closedform (skynet: the closed-form sum, no tree).
+moves two places per pass), closedform (skynet: the closed-form sum, no tree). burn spends
+0.3 s of CPU in every iteration.
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -222,6 +223,10 @@ def main():
                 emit({"type": "mark", "name": "all-spawned", "index": index,
                       "elapsed_ns": time.perf_counter_ns() - start})
         time.sleep(0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005)
+        if mode == "burn":  # 0.3 s of this process's CPU in every iteration
+            spin_until = time.process_time() + 0.3
+            while time.process_time() < spin_until:
+                pass
         res = cheat(mode, workload, p, result(workload, p, pool))
         if mode == "wrong":
             key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"

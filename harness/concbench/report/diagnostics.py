@@ -16,7 +16,23 @@ KEYS = {
     "go_goroutines_at_mark": "goroutines at the mark", "go_goroutines": "goroutines after",
     "go_heap_mib": "heap MiB",
     "tokio_workers": "Tokio workers", "tokio_alive_tasks": "Tokio tasks alive after",
+    "handoff_p50_ns": "hand-off p50 ns", "handoff_p99_ns": "hand-off p99 ns",
 }
+OUTSIDE = {"cpu_ns_per_unit": "CPU ns per {unit}",
+           "ctx_switches_per_unit": "context switches per {unit}"}
+"""Figures the harness measures from outside, per unit of the workload's throughput."""
+
+
+PER_UNIT_SHOWN = ("hand-offs", "tasks")
+"""Units whose per-unit CPU and switches mean something on their own (a task is spawned and
+joined, a hand-off is one wake-up); a fanout request or a channel event is shown by its time."""
+
+
+def _unit(workload: str) -> str:
+    from concbench import workloads  # the registry imports every spec: only when drawing
+
+    spec = workloads.WORKLOADS.get(workload)
+    return spec.throughput_unit if spec is not None else ""
 
 
 @dataclass(frozen=True)
@@ -33,6 +49,11 @@ def rows(cells: tuple[CellResult, ...]) -> list[DiagnosticsRow]:
             s = cell.stats.get(f"result.{key}")
             if s is not None:
                 shown.append(f"{name} {s.median:,.4g}")
+        unit = _unit(cell.workload)
+        for key, name in OUTSIDE.items():
+            s = cell.stats.get(key)
+            if s is not None and unit in PER_UNIT_SHOWN:
+                shown.append(f"{name.format(unit=unit.rstrip('s'))} {s.median:,.4g}")
         if shown:
             params = ", ".join(f"{k}={v}" for k, v in cell.params.items())
             found.append(DiagnosticsRow(f"{cell.workload} · {cell.contender} · {params}",

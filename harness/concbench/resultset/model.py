@@ -18,6 +18,11 @@ class Iteration:
     """Time of the workload alone, measured inside the process (ns)."""
     result: dict[str, Any]
     """The verification fields of DESIGN.md §3 (and any extra informational keys)."""
+    cpu_s: float | None = None
+    """CPU seconds (user + system) of the process tree from the previous iteration's line (the
+    first: from the spawn) to this one's, read by the harness from /proc as each line arrived
+    (10 ms ticks): the iteration's own CPU plus the moments between iterations. None when not
+    read (older results, a tree already gone)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from concbench.resultset.model import Iteration
+from concbench.runner.process import CPU_AT_LINE
 from concbench.workloads import Params, WorkloadSpec
 from concbench.workloads.budget import ThreadBudget
 
@@ -27,9 +28,13 @@ def parse_iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], l
     """The iteration lines, each with an int index, a bool warmup, an int elapsed_ns > 0 and
     an object result; a line that is not is a problem, not an iteration."""
     found, problems = [], []
+    cpu_before: float | None = 0.0
     for m in messages:
         if m.get("type") != "iteration":
             continue
+        cpu_at = m.get(CPU_AT_LINE)
+        cpu = cpu_at - cpu_before if cpu_at is not None and cpu_before is not None else None
+        cpu_before = cpu_at
         index, warmup, elapsed, result = (m.get("index"), m.get("warmup"), m.get("elapsed_ns"),
                                           m.get("result"))
         if not (_is_int(index) and type(warmup) is bool and _is_int(elapsed)
@@ -39,7 +44,8 @@ def parse_iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], l
             continue
         if elapsed <= 0:
             problems.append(f"iteration {index}: elapsed_ns {elapsed} is not positive")
-        found.append(Iteration(index=index, warmup=warmup, elapsed_ns=elapsed, result=result))
+        found.append(Iteration(index=index, warmup=warmup, elapsed_ns=elapsed, result=result,
+                               cpu_s=round(cpu, 3) if cpu is not None else None))
     return found, problems
 
 

@@ -33,6 +33,11 @@ MAX_LINE_BYTES = 1 << 20
 """A stdout line longer than this is a protocol error, not something to parse."""
 
 
+CPU_AT_LINE = "harness_cpu_s"
+"""Key the harness adds to each iteration message: the process tree's CPU seconds (utime +
+stime from /proc, 10 ms ticks) when the line arrived; differences give each iteration's CPU."""
+
+
 @dataclass(frozen=True)
 class ProcessOutcome:
     """Everything observed about one process run, before interpretation."""
@@ -158,6 +163,9 @@ class Supervised:
             if len(self.errors) < 100:
                 self.errors.append(f"stdout line is not a JSON object: {line[:200]!r}")
             return
+        if message.get("type") == "iteration":
+            now = self.sampler.snapshot()  # the tree's CPU when the line arrives
+            message[CPU_AT_LINE] = now.cpu_s if now else None
         if message.get("type") == "mark":
             now = self.sampler.snapshot()  # RSS and threads at the moment the mark arrives
             self.marks[str(message.get("name"))] = {

@@ -41,6 +41,23 @@ def _extra_results(spec: WorkloadSpec, params: dict[str, Any],
     return {k: summarize(v) for k, v in values.items()}
 
 
+def _per_unit(params: dict[str, Any], units: float,
+              ok_runs: list[RunResult]) -> dict[str, Summary | None]:
+    """CPU and context switches per unit of work (hand-off, task, event), from outside.
+
+    cpu_ns_per_unit: each measured iteration's CPU (the harness's /proc reading at its line
+    minus the previous line's), so start-up is left out; iterations shorter than 0.2 s are
+    skipped (the reading has 10 ms ticks). ctx_switches_per_unit: the whole process's
+    voluntary + involuntary switches (rusage) over every iteration it ran, warm-ups included:
+    start-up's few thousand switches are noise against the millions a ring or tree makes."""
+    cpu = [it.cpu_s * 1e9 / units for r in ok_runs for it in r.measured()
+           if it.cpu_s is not None and it.index > 0 and it.elapsed_ns >= 200_000_000]
+    ctx = [(r.ctx_voluntary + r.ctx_involuntary) / (units * len(r.iterations))
+           for r in ok_runs if r.iterations]
+    return {"cpu_ns_per_unit": summarize(cpu) if units else None,
+            "ctx_switches_per_unit": summarize(ctx) if units else None}
+
+
 def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
                ok_runs: list[RunResult]) -> dict[str, Summary]:
     """elapsed_s and throughput over every measured iteration; the rest once per run."""
@@ -58,6 +75,7 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
         "peak_threads": _per_run(ok_runs, lambda r: r.peak_threads),
         "cpu_s": _per_run(ok_runs, lambda r: r.cpu_s),
     }
+    found.update(_per_unit(params, units, ok_runs))
     for mark in spec.marks:
         at_mark = [r.marks[mark] for r in ok_runs if mark in r.marks]
         found[f"{mark}_rss_bytes"] = summarize([m["rss_bytes"] for m in at_mark if m["rss_bytes"]])
