@@ -112,8 +112,14 @@ final class Blocking {
 
     /** Starts a thread; turns "unable to create native thread" into a clear failure (exit 1). */
     static Thread start(Thread.Builder builder, Runnable task, String kind, int i, int total) {
+        return start(builder.unstarted(task), kind, i, total);
+    }
+
+    /** Starts an unstarted thread, as {@link #start(Thread.Builder, Runnable, String, int, int)}. */
+    static Thread start(Thread thread, String kind, int i, int total) {
         try {
-            return builder.start(task);
+            thread.start();
+            return thread;
         } catch (OutOfMemoryError e) {
             throw new Work.Failure("could not start " + kind + " thread #" + (i + 1) + " of " + total
                     + " (" + e.getMessage() + "); the OS refuses more threads"

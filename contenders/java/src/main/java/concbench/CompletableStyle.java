@@ -6,9 +6,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -34,7 +36,10 @@ public class CompletableStyle implements Style {
 
     CompletableStyle(boolean timer) { this.timer = timer; }
 
-    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "http-aggregate"); }
+    @Override public Set<String> workloads() {
+        return timer ? Set.of("fanout", "sleep-tasks", "http-aggregate")
+                : Set.of("fanout", "sleep-tasks", "ring", "skynet", "http-aggregate");
+    }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -64,10 +69,48 @@ public class CompletableStyle implements Style {
                     return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));
                 };
             }
+            case "ring" -> new CompletableRing(forkJoin(), Ring.Params.of(p));
+            case "skynet" -> {
+                var s = Skynet.Params.of(p);
+                ForkJoinPool fj = forkJoin();
+                yield (index, start, out) -> Work.ready(skynet(fj, 0, s.size(), s.branch()).join().json());
+            }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
         if (timer) Startup.completableDelayScheduler(); // the timer thread, before the first clock starts
         return iteration;
+    }
+
+    /**
+     * ring and skynet: many tiny non-blocking stages, on a ForkJoinPool of one worker per available
+     * processor (its workers started in set-up). Not the fixed pool of the other workloads (no
+     * pool-size parameter, and one LinkedBlockingQueue shared by every submit), and not the common
+     * pool supplyAsync uses by default: its parallelism is availableProcessors - 1 (1 on 2 CPUs).
+     */
+    private ForkJoinPool forkJoin() {
+        ForkJoinPool fj = Startup.forkJoinPool();
+        pool = fj;
+        return fj;
+    }
+
+    /**
+     * skynet: every task is a supplyAsync on the pool. A leaf supplies its result; a parent supplies
+     * the future of its children, allOf(children).thenApply(sum), which thenCompose flattens. No
+     * thread waits: the parent's stage completes when its last child does (join() only reads
+     * completed children).
+     */
+    static CompletableFuture<Skynet.Result> skynet(ForkJoinPool fj, long num, long size, int branch) {
+        if (size == 1) return CompletableFuture.supplyAsync(() -> Skynet.Result.leaf(num), fj);
+        return CompletableFuture.supplyAsync(() -> {
+            long child = size / branch;
+            List<CompletableFuture<Skynet.Result>> children = new ArrayList<>(branch);
+            for (int i = 0; i < branch; i++) children.add(skynet(fj, num + i * child, child, branch));
+            return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)).thenApply(v -> {
+                List<Skynet.Result> results = new ArrayList<>(branch);
+                for (var c : children) results.add(c.join()); // all complete
+                return Skynet.Result.parentOf(results);
+            });
+        }, fj).thenCompose(Function.identity());
     }
 
     /**

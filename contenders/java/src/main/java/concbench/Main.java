@@ -18,6 +18,8 @@ public final class Main {
             "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "pool-size"),
             "spawn-idle", List.of("tasks", "hold-ms"),
             "channel", List.of("workers", "events", "queue", "etype", "esize"),
+            "ring", List.of("rings", "size", "passes", "sample-every"),
+            "skynet", List.of("size", "branch"),
             "http-hello", List.of("port", "bind", "pool-size"),
             "http-aggregate", List.of("port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host",
                     "backend-port", "pool-size"));
@@ -110,6 +112,7 @@ public final class Main {
         Json out = new Json();
         try (PinnedEvents pins = PinnedEvents.ENABLED ? new PinnedEvents() : null) {
             for (int i = 0; i < warmup + iterations; i++) {
+                iteration.prepare(i); // untimed set-up (ring's tasks), before the baselines below
                 mx.resetPeakThreadCount();
                 long[] gc0 = gcCountAndMillis();
                 long jit0 = jitMillis();
@@ -117,7 +120,8 @@ public final class Main {
                 long start = System.nanoTime();
                 Work.Outcome outcome = iteration.run(i, start, out);
                 long elapsed = System.nanoTime() - start;
-                // outside the timed region: the result, thread counts, GC and JFR counts, JSON
+                // outside the timed region: GC / JIT deltas first (so they cover the timed region only),
+                // then the result (ring also stops its tasks there), thread counts, JFR counts, JSON
                 long[] gc1 = gcCountAndMillis();
                 long jit1 = jitMillis();
                 var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();

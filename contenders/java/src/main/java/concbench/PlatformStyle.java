@@ -4,16 +4,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * java-platform: fixed pools of pool-size platform threads (fanout, sleep-tasks); one platform thread
- * per task (spawn-idle) and per producer/consumer (channel).
+ * per task (spawn-idle, ring) and per producer/consumer (channel); skynet on a ForkJoinPool.
  */
 public final class PlatformStyle implements Style {
     private ExecutorService pool, subPool;
 
     @Override public Set<String> workloads() {
-        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "http-hello", "http-aggregate");
+        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "ring", "skynet", "http-hello", "http-aggregate");
     }
 
     /**
@@ -65,6 +66,17 @@ public final class PlatformStyle implements Style {
                 ThreadBudget.require(2L * p.intAtLeast("workers", 0), "a producer and a consumer thread per worker");
                 yield Blocking.channel(Thread.ofPlatform(), "platform", p.intAtLeast("workers", 0),
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            }
+            case "ring" -> {
+                var r = Ring.Params.of(p);
+                ThreadBudget.require(r.tasks(), r.rings() + " rings of " + r.size() + " tasks, one thread each");
+                yield new ThreadRing(Thread.ofPlatform(), "platform", r);
+            }
+            case "skynet" -> {
+                var s = Skynet.Params.of(p);
+                ForkJoinPool forkJoin = Startup.forkJoinPool(); // a million platform threads are not possible
+                pool = forkJoin;
+                yield Skynet.forkJoin(forkJoin, s);
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };

@@ -23,7 +23,7 @@ import reactor.core.scheduler.Schedulers;
  * A bounded fan-out (--concurrency C > 0) is flatMap(f, C), the operator made for that.
  */
 public final class ReactorStyle implements Style {
-    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle"); }
+    @Override public Set<String> workloads() { return Set.of("fanout", "sleep-tasks", "spawn-idle", "skynet"); }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
@@ -78,6 +78,10 @@ public final class ReactorStyle implements Style {
                     return Work.ready(Work.spawnIdleResult(fired.get()));
                 };
             }
+            case "skynet" -> {
+                var s = Skynet.Params.of(p);
+                yield (index, start, out) -> Work.ready(skynet(0, s.size(), s.branch()).block().json());
+            }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
         Startup.reactorParallel(); // the parallel scheduler's threads (Mono.delay's timers), before the first clock starts
@@ -105,6 +109,22 @@ public final class ReactorStyle implements Style {
                                 Mono.delay(Duration.ofMillis(f.prefsMs())).map(t -> Work.preferences()),
                                 Mono.delay(Duration.ofMillis(f.notificationsMs())).map(t -> Work.notifications()))
                         .map(t -> new Work.UserProfile(user, t.getT1(), t.getT2(), t.getT3())));
+    }
+
+    /**
+     * skynet: every task is a Mono subscribed on Schedulers.parallel() (subscribeOn: the subscription,
+     * and so the task's body, is scheduled on a parallel worker; without it the whole tree would run
+     * synchronously on main). A parent subscribes to all its children at once (flatMap with
+     * concurrency branch) and reduces their results as they arrive, on the threads that emit them.
+     */
+    static Mono<Skynet.Result> skynet(long num, long size, int branch) {
+        return Mono.defer(() -> {
+            if (size == 1) return Mono.just(Skynet.Result.leaf(num));
+            long child = size / branch;
+            return Flux.range(0, branch)
+                    .flatMap(i -> skynet(num + i * child, child, branch), branch)
+                    .reduce(Skynet.Result.PARENT, Skynet.Result::plus);
+        }).subscribeOn(Schedulers.parallel());
     }
 
     @Override

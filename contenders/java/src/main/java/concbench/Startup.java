@@ -1,9 +1,13 @@
 package concbench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,6 +60,27 @@ final class Startup {
         } catch (InterruptedException e) {
             throw new Work.Failure("interrupted while starting the virtual-thread scheduler");
         }
+    }
+
+    /**
+     * A {@code new ForkJoinPool()} (parallelism = available processors) with all its workers started:
+     * a ForkJoinPool starts workers on demand, so one task per worker, each spinning on its worker
+     * until all are running (at most 1 s), makes the pool start them all; then they are joined.
+     */
+    static ForkJoinPool forkJoinPool() {
+        ForkJoinPool pool = new ForkJoinPool();
+        int workers = pool.getParallelism();
+        AtomicInteger running = new AtomicInteger();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1); // never hang set-up on this
+        List<ForkJoinTask<?>> tasks = new ArrayList<>(workers);
+        for (int i = 0; i < workers; i++) {
+            tasks.add(pool.submit(() -> {
+                running.incrementAndGet();
+                while (running.get() < workers && System.nanoTime() < deadline) Thread.onSpinWait();
+            }));
+        }
+        for (ForkJoinTask<?> t : tasks) t.join();
+        return pool;
     }
 
     /**

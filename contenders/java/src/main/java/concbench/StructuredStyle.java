@@ -1,28 +1,37 @@
 package concbench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.StructuredTaskScope;
 
 /**
- * java-structured (fanout only): seed 000's StructuredTaskScope variant, in the JDK 25 preview API form
- * (StructuredTaskScope.open(), default joiner = all subtasks must succeed). Requests are virtual threads
- * from a virtual-thread-per-task executor, as in seed 000's runner. Needs --enable-preview.
+ * java-structured: seed 000's StructuredTaskScope variant, in the JDK 25 preview API form
+ * (StructuredTaskScope.open(), default joiner = all subtasks must succeed). fanout: requests are virtual
+ * threads from a virtual-thread-per-task executor, as in seed 000's runner; skynet: a scope per parent
+ * task forking its children. Needs --enable-preview.
  */
 public final class StructuredStyle implements Style {
     private ExecutorService executor;
 
-    @Override public Set<String> workloads() { return Set.of("fanout", "http-aggregate"); }
+    @Override public Set<String> workloads() { return Set.of("fanout", "skynet", "http-aggregate"); }
 
     @Override
     public Work.Iteration setUp(String workload, Params p) throws Params.BadInput {
-        if (!workload.equals("fanout")) throw new Params.BadInput("unknown workload " + workload);
-        var f = Work.FanoutParams.of(p);
-        executor = Executors.newVirtualThreadPerTaskExecutor();
+        Work.Iteration iteration = switch (workload) {
+            case "fanout" -> {
+                var f = Work.FanoutParams.of(p);
+                executor = Executors.newVirtualThreadPerTaskExecutor();
+                // same request-submission loop as java-virtual; only the sub-fetches differ (a scope per request)
+                yield Blocking.fanoutWith(executor, id -> buildProfile(id, f), f, null);
+            }
+            case "skynet" -> skynet(Skynet.Params.of(p));
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
         Startup.virtualThreads(); // carriers and the scheduler's timer thread, before the first clock starts
-        // same request-submission loop as java-virtual; only the sub-fetches differ (a scope per request)
-        return Blocking.fanoutWith(executor, id -> buildProfile(id, f), f, null);
+        return iteration;
     }
 
     static Work.UserProfile buildProfile(int id, Work.FanoutParams f) throws InterruptedException {
@@ -33,6 +42,34 @@ public final class StructuredStyle implements Style {
             var notifs = scope.fork(() -> Work.fetchNotifications(f.notificationsMs()));
             scope.join(); // waits for all three; throws if one failed
             return new Work.UserProfile(user, orders.get(), prefs.get(), notifs.get());
+        }
+    }
+
+    /** skynet: main opens a scope and forks the root; every parent opens its own scope and forks its children. */
+    static Work.Iteration skynet(Skynet.Params p) {
+        return (index, start, out) -> {
+            try (var scope = StructuredTaskScope.open()) {
+                var root = scope.fork(() -> skynetNode(0, p.size(), p.branch()));
+                scope.join();
+                return Work.ready(root.get().json());
+            }
+        };
+    }
+
+    /** A leaf returns; a parent forks one subtask (a virtual thread) per child in its own scope and joins them. */
+    static Skynet.Result skynetNode(long num, long size, int branch) throws InterruptedException {
+        if (size == 1) return Skynet.Result.leaf(num);
+        long child = size / branch;
+        try (var scope = StructuredTaskScope.open()) {
+            List<StructuredTaskScope.Subtask<Skynet.Result>> children = new ArrayList<>(branch);
+            for (int i = 0; i < branch; i++) {
+                long childNum = num + i * child;
+                children.add(scope.fork(() -> skynetNode(childNum, child, branch)));
+            }
+            scope.join(); // all children succeeded (the default joiner throws otherwise)
+            List<Skynet.Result> results = new ArrayList<>(branch);
+            for (var c : children) results.add(c.get());
+            return Skynet.Result.parentOf(results);
         }
     }
 

@@ -7,13 +7,14 @@ import java.util.concurrent.Executors;
 
 /**
  * java-virtual: Executors.newVirtualThreadPerTaskExecutor() for fanout (as seed 000) and sleep-tasks;
- * Thread.ofVirtual() directly, one virtual thread per task / producer / consumer, for spawn-idle and channel.
+ * Thread.ofVirtual() directly, one virtual thread per task / producer / consumer, for spawn-idle, channel,
+ * ring and skynet.
  */
 public final class VirtualStyle implements Style {
     private ExecutorService executor;
 
     @Override public Set<String> workloads() {
-        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "http-hello", "http-aggregate");
+        return Set.of("fanout", "sleep-tasks", "spawn-idle", "channel", "ring", "skynet", "http-hello", "http-aggregate");
     }
 
     @Override
@@ -35,6 +36,8 @@ public final class VirtualStyle implements Style {
                     p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));
             case "channel" -> Blocking.channel(Thread.ofVirtual(), "virtual", p.intAtLeast("workers", 0),
                     p.intAtLeast("events", 0), p.intAtLeast("queue", 1), p.string("etype"), p.intAtLeast("esize", 0));
+            case "ring" -> new ThreadRing(Thread.ofVirtual(), "virtual", Ring.Params.of(p));
+            case "skynet" -> Skynet.virtualThreads(Skynet.Params.of(p));
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
         Startup.virtualThreads(); // carriers and the scheduler's timer thread, before the first clock starts

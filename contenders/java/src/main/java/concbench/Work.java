@@ -10,6 +10,12 @@ final class Work {
 
     /** One iteration of a workload. {@code start} is System.nanoTime() at its start (for marks). */
     interface Iteration {
+        /**
+         * Untimed, before the clock starts (and before the iteration's GC / JIT baselines): set-up that
+         * the workload's contract puts outside the timed region (ring spawns its tasks here). Default: none.
+         */
+        default void prepare(int index) throws Exception {}
+
         /** The timed part; what it returns builds the result after the clock stops. */
         Outcome run(int index, long start, Json out) throws Exception;
     }
