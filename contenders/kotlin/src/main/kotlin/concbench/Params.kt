@@ -9,6 +9,8 @@ val WORKLOAD_PARAMS: Map<String, List<String>> = linkedMapOf(
     "sleep-tasks" to listOf("tasks", "sleep-ms", "cpu-iters", "pool-size"),
     "spawn-idle" to listOf("tasks", "hold-ms"),
     "channel" to listOf("workers", "events", "queue", "etype", "esize"),
+    "ring" to listOf("rings", "size", "passes", "sample-every"),
+    "skynet" to listOf("size", "branch"),
 )
 
 /** The parameters of the server workloads (all required; no --warmup / --iterations). */

@@ -14,6 +14,12 @@ import java.util.concurrent.atomic.AtomicLong
 /** What one timed iteration leaves behind; turned into the result JSON outside the timed region. */
 fun interface Outcome {
     fun result(): Map<String, Any?>
+
+    /**
+     * The iteration's elapsed_ns when the workload times itself (ring: the clock covers only the
+     * passes, not the set-up of the rings); null: Main's clock around [Workload.run] is the time.
+     */
+    fun timedNs(): Long? = null
 }
 
 /** A workload, set up once from its parameters (outside the timed region). */
@@ -43,6 +49,13 @@ fun workload(name: String, p: Params): Workload = when (name) {
         etype = p.choice("etype", ETYPES),
         esize = p.int("esize", 0),
     )
+    "ring" -> Ring(
+        rings = p.int("rings", 1),
+        size = p.int("size", 2),
+        passes = p.int("passes", 1, 100_000_000),
+        sampleEvery = p.int("sample-every", 1),
+    )
+    "skynet" -> Skynet(p.long("size", 1, 100_000_000), p.int("branch", 2))
     else -> throw BadInput("unknown workload '$name'")
 }
 
