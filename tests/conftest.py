@@ -1,21 +1,70 @@
-"""Shared fixtures: an isolated concbench (fake contenders, temporary results/cache/store)
-driven through its real command line in a subprocess, so exit codes and output are real."""
+"""Shared fixtures, and the tiers every test is sorted into.
+
+Tiers (markers, see pytest.ini): a test's tier is the slowest tier of the fixtures it uses
+(TIER_OF_FIXTURE), or the one it is marked with if that is slower; a test using none of them is
+`fast`. So a new test lands in its tier by itself: one that runs fake contenders asks for
+`fake_bench` and is `middle`, one that needs the real contenders asks for `real_bench` and is
+`slow`. Each tier has its own time limit (pytest-timeout). `./concbench test -m fast` runs the
+fast tier; `./concbench test` runs everything.
+
+Under CONCBENCH_STRICT (CI) a skipped test is a failure: CI installs what the tests need, so a
+skip there means a test silently did not run.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator
 
+import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE = Path(__file__).resolve().parent / "fake"
 sys.path.insert(0, str(REPO / "harness"))
+
+STRICT = bool(os.environ.get("CONCBENCH_STRICT"))
+TIERS = ("fast", "middle", "slow")
+TIER_OF_FIXTURE = {
+    "cli": "fast",
+    "fake_bench": "middle", "bench_factory": "middle", "processes": "middle",
+    "chromium": "middle", "postgres_url": "middle", "full_disk": "middle",
+    "real_bench": "slow", "verified": "slow", "netns": "slow",
+}
+TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
+"""Per test, set-up included: slow covers building every contender on a fresh machine."""
+
+
+def _tier(item: pytest.Item) -> str:
+    found = {TIER_OF_FIXTURE[f] for f in getattr(item, "fixturenames", ())
+             if f in TIER_OF_FIXTURE}
+    found |= {m.name for m in item.iter_markers() if m.name in TIERS}
+    return max(found, key=TIERS.index, default="fast")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = _tier(item)
+        item.add_marker(getattr(pytest.mark, tier))
+        item.add_marker(pytest.mark.timeout(TIMEOUT_S[tier]))  # an explicit one comes first
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    if STRICT and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = (f"skipped under CONCBENCH_STRICT, where every test must run "
+                           f"(.ci/run installs what the tests need): {reason}")
 
 
 @dataclass
@@ -50,11 +99,73 @@ class Concbench:
         return self.results()[-1]
 
 
+class InProcess(Concbench):
+    """The same command line run inside pytest through click's test runner: for commands that
+    run no contender (bad input, compare, report, history), where a new interpreter would
+    only add its start-up. concbench.cli.main is called as the launcher calls it, so its
+    exit codes and messages are the real ones; the signal handlers it installs are put back."""
+
+    def __call__(self, *args: str, timeout: float = 300) -> Result:
+        from click.testing import CliRunner
+
+        from concbench import cli
+
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM,
+                                                     signal.SIGHUP)}
+        overrides = {k: v for k, v in self.env.items() if os.environ.get(k) != v}
+        runner = CliRunner()
+        code = 0
+        with runner.isolation(env=overrides) as (out, err, _):
+            old_argv, sys.argv = sys.argv, ["concbench", *args]
+            try:
+                cli.main()
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 1
+            finally:
+                sys.argv = old_argv
+                for signum, handler in handlers.items():
+                    signal.signal(signum, handler)
+            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+        return Result(code, stdout, stderr)
+
+
+def _fake_contenders(root: Path) -> Path:
+    contenders = root / "contenders" / "fake"
+    shutil.copytree(FAKE, contenders)
+    return contenders.parent
+
+
 @pytest.fixture
 def fake_bench(tmp_path: Path) -> Concbench:
-    contenders = tmp_path / "contenders" / "fake"
-    shutil.copytree(FAKE, contenders)
-    return Concbench(tmp_path, contenders.parent)
+    """concbench in a subprocess with the fake contenders (tests/fake) and its own results."""
+    return Concbench(tmp_path, _fake_contenders(tmp_path))
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> InProcess:
+    """concbench's command line in this process, with the fake contenders: fast, for what
+    runs no contender."""
+    return InProcess(tmp_path, _fake_contenders(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def bench_factory(tmp_path_factory) -> Callable[[str], Concbench]:
+    """Makes subprocess benches with the fake contenders for module-scoped fixtures."""
+    def make(name: str) -> Concbench:
+        root = tmp_path_factory.mktemp(name)
+        return Concbench(root, _fake_contenders(root))
+    return make
+
+
+@pytest.fixture
+def processes() -> Iterator[None]:
+    """For a test that starts real processes itself: none of them may outlive it."""
+    me = psutil.Process()
+    before = {p.pid for p in me.children(recursive=True)}
+    yield
+    left = [p for p in me.children(recursive=True) if p.pid not in before]
+    gone, alive = psutil.wait_procs(left, timeout=5)
+    assert not alive, f"processes outlived the test: {[p.pid for p in alive]}"
 
 
 @pytest.fixture(scope="session")
@@ -64,6 +175,18 @@ def real_bench(tmp_path_factory) -> Concbench:
     bench = Concbench(root, REPO / "contenders")
     bench.env["CONCBENCH_CACHE"] = str(REPO / ".concbench-cache")
     return bench
+
+
+@pytest.fixture(scope="session")
+def jdk25() -> Path:
+    """The JDK the JVM contenders run on, found as the harness finds it (toolchains)."""
+    from concbench import toolchains
+
+    home = toolchains.find_jdk(25)
+    if home is None:
+        pytest.skip("no JDK >= 25 (the JVM contenders' JDK): " + toolchains._HINTS["jdk"]
+                    .format(n=25))
+    return home
 
 
 # Property-based tests explore the same examples on every run, so CI is reproducible.

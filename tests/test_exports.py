@@ -137,3 +137,55 @@ def test_results_json_built_from_kept_cell_texts_is_the_plain_dump():
     empty = swap(doc, cells=())
     assert results_io.to_json(empty, fragments) == plain(empty)
     assert results_io.from_dict(json.loads(results_io.to_json(changed))) == changed
+
+
+EXPORT_RUN = ["run", "sleep-tasks", "--contender", "fake-good", "--contender", "fake-crash",
+              "--runs", "1", "--param", "tasks=10", "--param", "sleep-ms=1", "--param",
+              "pool-size=2"]
+FOLDER_FILE = {"json": "results.json", "csv": "results.csv", "markdown": "results.md",
+               "html": "results.html"}
+
+
+def test_every_export_target_gets_the_whole_file(fake_bench, tmp_path):
+    """Each --export-* file holds what the results folder holds, and it is the run's."""
+    targets = {fmt: tmp_path / "out" / f"r.{fmt}" for fmt in FOLDER_FILE}
+    res = fake_bench(*EXPORT_RUN, *(a for fmt, path in targets.items()
+                                    for a in (f"--export-{fmt}", str(path))))
+    assert res.code == 0, res.stderr
+    folder = next((fake_bench.root / "results").glob("*/results.json")).parent
+    for fmt, path in targets.items():
+        assert path.read_bytes() == (folder / FOLDER_FILE[fmt]).read_bytes(), fmt
+    doc = json.loads(targets["json"].read_text())
+    assert [c["contender"] for c in doc["cells"]] == ["fake-good", "fake-crash"]
+    rows = targets["csv"].read_text().splitlines()
+    assert len(rows) == 3 and rows[0].startswith("workload,") and "fake-crash" in rows[2]
+    assert "| fake-good |" in targets["markdown"].read_text()
+    assert 'data-status="crash"' in targets["html"].read_text()
+
+
+def _full_device(tmp_path: Path) -> Path:
+    """A device that refuses every byte, like /dev/full: one made here (root), so that a
+    harness that renames over its target replaces this node, never the system's."""
+    import stat
+
+    if os.geteuid() != 0:
+        return Path("/dev/full")  # not root: nothing can be renamed into /dev
+    node = tmp_path / "full"
+    os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    return node
+
+
+def test_an_export_that_cannot_be_written_whole_is_exit_2_after_every_cell(fake_bench,
+                                                                           tmp_path):
+    full = _full_device(tmp_path)
+    md = tmp_path / "r.md"
+    res = fake_bench(*EXPORT_RUN, "--export-csv", str(full), "--export-markdown", str(md))
+    assert res.code == 2, (res.stdout, res.stderr)
+    text = " ".join(res.stderr.split())
+    assert f"cannot write {full}: No space left on device" in text, res.stderr
+    assert "Traceback" not in res.stderr and "every measured cell is safe" in text
+    assert full.exists() and not full.is_file(), "the device was replaced by a file"
+    doc = fake_bench.last()
+    assert [(c["contender"], c["status"]) for c in doc["cells"]] == [("fake-good", "ok"),
+                                                                     ("fake-crash", "crash")]
+    assert "| fake-good |" in md.read_text()  # the other export is written all the same

@@ -26,7 +26,6 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from scipy import stats as scipy_stats
 
 from concbench import steal, workloads
 from concbench.resultset.model import CellResult, ResultsDocument
@@ -37,6 +36,13 @@ PROBE_LIMIT = 1.05
 """Ratio of the two sets' mean speed probes above which the machine's change is noted (the
 mean: on a host that flips between two speeds, the median jumps from one to the other)."""
 TESTS = ("welch", "mann-whitney")
+
+
+def _stats():
+    """scipy.stats, imported on first use (0.5 s): `concbench --help` needs none of it."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,7 @@ def _without_logs(base: Sequence[float], new: Sequence[float]) -> RatioTest:
     p = None
     if len(base) >= 2 and len(new) >= 2:
         p = 1.0 if sorted(base) == sorted(new) else float(
-            scipy_stats.mannwhitneyu(new, base, alternative="two-sided").pvalue)
+            _stats().mannwhitneyu(new, base, alternative="two-sided").pvalue)
     return RatioTest(mb, mn, ratio, None, p, p is not None and p < ALPHA, len(base), len(new))
 
 
@@ -144,12 +150,12 @@ def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch")
         p = 1.0 if d == 0 else 0.0
         ci = (ratio, ratio)
     else:
-        half = float(scipy_stats.t.ppf(0.975, nu)) * se
+        half = float(_stats().t.ppf(0.975, nu)) * se
         ci = (math.exp(d - half), math.exp(d + half))
-        p = float(2 * scipy_stats.t.sf(abs(d) / se, nu))
+        p = float(2 * _stats().t.sf(abs(d) / se, nu))
     if test == "mann-whitney":  # on the values: ranks need no logarithm, which could tie them
         p = 1.0 if sorted(base) == sorted(new) else float(
-            scipy_stats.mannwhitneyu(new, base, alternative="two-sided").pvalue)
+            _stats().mannwhitneyu(new, base, alternative="two-sided").pvalue)
     return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
 
 

@@ -29,9 +29,27 @@ def check_writable(path: Path) -> None:
 
 
 def write(path: Path, data: bytes | str) -> None:
-    """Atomic write (temporary file, fsync, rename); an OSError becomes a clear message."""
+    """Atomic write (temporary file, fsync, rename); an OSError becomes a clear message.
+
+    A target that exists and is not a regular file (/dev/stdout, a FIFO, /dev/full) is
+    written in place: renaming over it would replace the device with a file and report a
+    write that never reached it."""
     raw = data.encode() if isinstance(data, str) else data
     try:
-        write_atomically(path, raw)
+        if path.exists() and not path.is_file():
+            _write_in_place(path, raw)
+        else:
+            write_atomically(path, raw)
     except OSError as err:
         raise UserError(f"cannot write {path}: {_reason(err)}") from None
+
+
+def _write_in_place(path: Path, raw: bytes) -> None:
+    """Every byte written, or an OSError (a short write is retried until it fails)."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)

@@ -48,15 +48,21 @@ def build_all(plan: Plan, builder: Builder) -> dict[str, dict[str, object]]:
 
 
 def write_exports(doc: ResultsDocument, folder: Path, extra: dict[str, Path]) -> list[Path]:
-    written = []
-    for fmt, (filename, serialize) in FORMATS.items():
-        data = serialize(doc)
-        if not data:
+    """Every format into the results folder, then each file the user asked for: all are
+    tried, and any that could not be written whole is an error naming it."""
+    written, failed = [], []
+    datas = {fmt: serialize(doc) for fmt, (_, serialize) in FORMATS.items()}
+    targets = [(fmt, folder / filename) for fmt, (filename, _) in FORMATS.items()]
+    for fmt, target in targets + list(extra.items()):
+        if not datas[fmt]:
             continue
-        targets = [folder / filename] + ([extra[fmt]] if fmt in extra else [])
-        for target in targets:
-            outputs.write(target, data)
+        try:
+            outputs.write(target, datas[fmt])
             written.append(target)
+        except UserError as err:
+            failed.append(str(err))
+    if failed:
+        raise UserError("; ".join(failed))
     return written
 
 

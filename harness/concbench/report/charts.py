@@ -10,20 +10,30 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Callable, Sequence
+import functools
+from typing import TYPE_CHECKING, Callable, Sequence
 
-import matplotlib
+from concbench.report import units
+from concbench.report.views import Chart, Series
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
-from matplotlib.transforms import blended_transform_factory  # noqa: E402
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
-from concbench.report import units  # noqa: E402
-from concbench.report.views import Chart, Series  # noqa: E402
 
-plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench", "font.size": 9,
-                     "axes.spines.top": False, "axes.spines.right": False})
+@functools.cache
+def _pyplot():
+    """matplotlib.pyplot (Agg, our settings), imported on first use: it takes about 0.4 s
+    that `concbench --help` and every run without a chart should not pay."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot
+
+    pyplot.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
+                            "font.size": 9, "axes.spines.top": False,
+                            "axes.spines.right": False})
+    return pyplot
+
 FAILED_COLOR = "#c0392b"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf", "#d62728", "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5",
@@ -73,7 +83,7 @@ def to_bytes(fig: plt.Figure, fmt: str, tight: bool = True) -> bytes:
     meta = {"Date": None} if fmt == "svg" else None
     fig.savefig(buf, format=fmt, bbox_inches="tight" if tight else None, metadata=meta,
                 dpi=110)
-    plt.close(fig)
+    _pyplot().close(fig)
     data = buf.getvalue()
     if fmt == "svg":
         data = data[data.index(b"<svg"):]
@@ -81,6 +91,8 @@ def to_bytes(fig: plt.Figure, fmt: str, tight: bool = True) -> bytes:
 
 
 def _mark_failed(ax: plt.Axes, x: float, status: str) -> None:
+    from matplotlib.transforms import blended_transform_factory
+
     where = blended_transform_factory(ax.transData, ax.transAxes)
     ax.plot([x], [0.03], marker="x", color=FAILED_COLOR, markersize=9, mew=2, transform=where,
             clip_on=False, linestyle="none")
@@ -129,7 +141,9 @@ def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
 
 
 def render(chart: Chart, fmt: str = "svg", colors: Colors | None = None) -> bytes:
-    fig, ax = plt.subplots(figsize=SIZE)
+    from matplotlib.ticker import FuncFormatter
+
+    fig, ax = _pyplot().subplots(figsize=SIZE)
     (_scan if chart.xlabel else _bars)(ax, chart, colors)
     ax.set_title(chart.title, loc="left")
     ax.yaxis.set_major_formatter(FuncFormatter(formatter(chart.metric.kind)))
@@ -151,7 +165,7 @@ def latency(series: Sequence[Series], fmt: str = "svg", colors: Colors | None = 
     """Latency by percentile, HdrHistogram style: x is the number of nines (50%, 90%, 99%,
     99.9% …, log of 1/(1−p)), y the latency in ms (log when it spans two decades); the
     maximum is the point past the last percentile."""
-    fig, ax = plt.subplots(figsize=SIZE)
+    fig, ax = _pyplot().subplots(figsize=SIZE)
     top = 0.0
     for i, s in enumerate(series):
         pts = sorted((p.x, p.y) for p in s.points if p.y is not None and p.x < 100)
@@ -185,7 +199,9 @@ def timeseries(rows: list[tuple[float, float, float, float]], title: str,
     """RSS, threads and CPU seconds against time of one run (rows: t, rss, threads, cpu).
     A report draws one per cell, so the layout is fixed and the ticks few: tight_layout and a
     tight bounding box doubled the cost of the quick suite's 77 panels (from 12 to 24 s)."""
-    fig, axes = plt.subplots(1, 3, figsize=(9.6, 2.6))
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    fig, axes = _pyplot().subplots(1, 3, figsize=(9.6, 2.6))
     t = [r[0] for r in rows]
     for ax, col, name, kind in zip(axes, (1, 2, 3), ("RSS", "threads", "CPU s"),
                                    ("B", "count", "s")):

@@ -30,11 +30,17 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 SIGNIFICANCE = 0.05
 NOISE_FLOOR = 0.02
 """Relative standard deviation assumed at least for a per-size median (per-cell offset)."""
+
+
+def _stats():
+    """scipy.stats, imported on first use (0.5 s): `concbench --help` needs none of it."""
+    from scipy import stats
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -97,13 +103,13 @@ def fit_linear(sizes: Sequence[float], costs: Sequence[float]) -> LinearFit | No
     groups = _by_size(sizes, costs)
     if len(x) < 2 or len(groups) < 2:
         return None
-    res = scipy_stats.linregress(x, y)
+    res = _stats().linregress(x, y)
     se = ci = None
     if len(groups) >= 3:
-        medians = scipy_stats.linregress(list(groups), [float(np.median(v))
+        medians = _stats().linregress(list(groups), [float(np.median(v))
                                                         for v in groups.values()])
         se = float(medians.stderr)
-        half = float(scipy_stats.t.ppf(0.975, len(groups) - 2)) * se
+        half = float(_stats().t.ppf(0.975, len(groups) - 2)) * se
         ci = (float(res.slope) - half, float(res.slope) + half)
     r2 = float(res.rvalue) ** 2 if not math.isnan(res.rvalue) else 1.0
     return LinearFit(n=len(x), sizes=len(groups), intercept=float(res.intercept),
@@ -138,7 +144,7 @@ def quadratic_test(sizes: Sequence[float], costs: Sequence[float]
         return None
     coef = cov @ design.T @ (weights * y)
     se = math.sqrt(max(float(cov[2, 2]), 0.0))
-    p = float(scipy_stats.norm.sf(coef[2] / se)) if se > 0 else (0.0 if coef[2] > 0 else 1.0)
+    p = float(_stats().norm.sf(coef[2] / se)) if se > 0 else (0.0 if coef[2] > 0 else 1.0)
     return p, float(coef[2] / y[-1])
 
 
@@ -160,7 +166,7 @@ def loglog_slope(sizes: Sequence[float], costs: Sequence[float]) -> float | None
     points = [(x - xs[0], m - med[0]) for x, m in zip(xs[1:], med[1:]) if m > med[0]]
     if len(points) < 2:
         return None
-    res = scipy_stats.linregress(np.log([p[0] for p in points]), np.log([p[1] for p in points]))
+    res = _stats().linregress(np.log([p[0] for p in points]), np.log([p[1] for p in points]))
     return float(res.slope)
 
 

@@ -15,8 +15,6 @@ import math
 import statistics
 from typing import Sequence
 
-from scipy import stats as scipy_stats
-
 from concbench.resultset.model import Summary
 
 OUTLIER_Z = 3.5
@@ -34,6 +32,8 @@ def summarize(values: Sequence[float]) -> Summary | None:
     mad = statistics.median(abs(x - median) for x in xs)
     ci95 = None
     if n > 1:
+        from scipy import stats as scipy_stats  # here: `concbench --help` needs no scipy
+
         half = float(scipy_stats.t.ppf(0.975, n - 1)) * stddev / math.sqrt(n)
         ci95 = (mean - half, mean + half)
     cv = stddev / mean if n > 1 and mean != 0 else None
