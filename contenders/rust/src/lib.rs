@@ -17,7 +17,9 @@ mod channel;
 mod fanout;
 mod http_aggregate;
 mod http_hello;
+mod ring;
 mod server;
+mod skynet;
 mod sleep_tasks;
 mod spawn_idle;
 
@@ -33,7 +35,7 @@ pub type Fields = Vec<(&'static str, Option<u64>)>;
 fn usage(msg: &str) -> ! {
     eprintln!("concbench-tokio: {msg}");
     eprintln!(
-        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel> --<param>=<value>… --warmup=<W> --iterations=<N>\n       concbench-tokio <http-hello|http-aggregate> --port=<P> --<param>=<value>…"
+        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel|ring|skynet> --<param>=<value>… --warmup=<W> --iterations=<N>\n       concbench-tokio <http-hello|http-aggregate> --port=<P> --<param>=<value>…"
     );
     exit(2);
 }
@@ -98,30 +100,56 @@ enum Workload {
     SleepTasks(sleep_tasks::SleepTasks),
     SpawnIdle(spawn_idle::SpawnIdle),
     Channel(channel::Channel),
+    Ring(ring::Ring),
+    Skynet(skynet::Skynet),
+}
+
+/// What a workload builds before the clock starts (ring: every task spawned and waiting).
+enum SetUp {
+    Nothing,
+    Ring(ring::Started),
 }
 
 /// What an iteration's timed part returns; `fields` builds the result after the clock stops.
 enum Outcome {
     Ready(Fields),
     Fanout(fanout::Profiles),
+    Ring(ring::Stopping),
 }
 
 impl Outcome {
-    fn fields(self) -> Fields {
+    async fn fields(self) -> Fields {
         match self {
             Outcome::Ready(fields) => fields,
             Outcome::Fanout(profiles) => profiles.fields(),
+            Outcome::Ring(rings) => rings.finish().await,
         }
     }
 }
 
 impl Workload {
-    async fn run(&self, index: u64, start: Instant) -> Outcome {
+    async fn set_up(&self) -> SetUp {
+        match self {
+            Workload::Ring(w) => SetUp::Ring(w.start().await),
+            _ => SetUp::Nothing,
+        }
+    }
+
+    async fn run(&self, index: u64, start: Instant, set_up: SetUp) -> Outcome {
+        match (self, set_up) {
+            (Workload::Ring(w), SetUp::Ring(started)) => Outcome::Ring(w.run(started).await),
+            _ => self.run_plain(index, start).await,
+        }
+    }
+
+    async fn run_plain(&self, index: u64, start: Instant) -> Outcome {
         match self {
             Workload::Fanout(w) => Outcome::Fanout(w.run().await),
             Workload::SleepTasks(w) => Outcome::Ready(w.run().await),
             Workload::SpawnIdle(w) => Outcome::Ready(w.run(index, start).await),
             Workload::Channel(w) => Outcome::Ready(w.run().await),
+            Workload::Skynet(w) => Outcome::Ready(w.run().await),
+            Workload::Ring(_) => unreachable!("ring runs from its set-up"),
         }
     }
 }
@@ -166,6 +194,8 @@ pub fn main() {
         "sleep-tasks" => sleep_tasks::PARAMS,
         "spawn-idle" => spawn_idle::PARAMS,
         "channel" => channel::PARAMS,
+        "ring" => ring::PARAMS,
+        "skynet" => skynet::PARAMS,
         "http-hello" => {
             let p = params(&args, http_hello::PARAMS);
             return serve(Server::Hello(http_hello::HttpHello::new(&p)));
@@ -185,15 +215,18 @@ pub fn main() {
         "fanout" => Workload::Fanout(fanout::Fanout::new(&p)),
         "sleep-tasks" => Workload::SleepTasks(sleep_tasks::SleepTasks::new(&p)),
         "spawn-idle" => Workload::SpawnIdle(spawn_idle::SpawnIdle::new(&p)),
-        _ => Workload::Channel(channel::Channel::new(&p)),
+        "channel" => Workload::Channel(channel::Channel::new(&p)),
+        "ring" => Workload::Ring(ring::Ring::new(&p)),
+        _ => Workload::Skynet(skynet::Skynet::new(&p)),
     };
 
     runtime().block_on(async {
         for index in 0..warmup + iterations {
+            let set_up = workload.set_up().await;
             let start = Instant::now();
-            let outcome = workload.run(index, start).await;
+            let outcome = workload.run(index, start, set_up).await;
             let elapsed_ns = start.elapsed().as_nanos();
-            let mut result = outcome.fields(); // outside the timed region
+            let mut result = outcome.fields().await; // outside the timed region
             // Informational keys (docs/contract.md): the runtime's worker threads, and the
             // tasks still alive after the iteration (0: nothing leaked into the next one).
             let metrics = tokio::runtime::Handle::current().metrics();
