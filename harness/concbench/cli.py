@@ -88,6 +88,8 @@ _run_options = [
                  "if present): address, user, key, known_hosts, cpus per host name"),
     click.option("--known-hosts", metavar="FILE", help="known_hosts file the hosts' keys are "
                  "checked against (default: ssh's own)"),
+    click.option("--wide", is_flag=True, help="terminal tables with every column and the "
+                 "summary with every contender, however wide the terminal"),
 ]
 
 
@@ -234,6 +236,7 @@ def _execute(plan: Plan, opts: dict[str, Any]) -> None:
     from concbench import baselines, compare_command
 
     _check_reference(plan)
+    ui.set_wide(bool(opts.get("wide")))
     if opts["baseline"]:
         baselines.load(opts["baseline"])  # a missing baseline fails before anything runs
     doc = session.execute(plan, _exports(opts["export_json"], opts["export_csv"],
@@ -250,10 +253,14 @@ def _execute(plan: Plan, opts: dict[str, Any]) -> None:
               help="write seed-style Markdown tables here, charts in <name>-charts/ beside it")
 @click.option("--charts", "chart_fmt", type=click.Choice(["svg", "png"]), default="svg",
               show_default=True, help="format of the charts beside the Markdown")
+@click.option("--wide", is_flag=True, help="terminal tables with every column and the summary "
+              "with every contender, however wide the terminal")
 def report(results: tuple[str, ...], html_f: str | None, markdown_f: str | None,
-           chart_fmt: str) -> None:
-    """Tables of RESULTS… (results.json files, run folders or run ids), or reports of them."""
+           chart_fmt: str, wide: bool) -> None:
+    """Tables of RESULTS… (results.json files, run folders or run ids) and their summary, or
+    reports of them."""
     from concbench.report import html, markdown_report, sources
+    ui.set_wide(wide)
     for target in (html_f, markdown_f):
         if target:
             outputs.check_writable(Path(target))

@@ -82,7 +82,7 @@ def execute(plan: Plan, exports: dict[str, Path], resume: str | None = None,
         recorder = Recorder(folder, _new_document(plan, run_id, check), store)
     recorder.set_toolchains(build_all(plan, builder))
     try:
-        with ui.ProgressView(plan.total_runs) as view:
+        with ui.ProgressView(plan.total_runs, plan.cells) as view:
             run_plan(plan, builder, recorder, view, say=view.say)
     except KeyboardInterrupt:
         ui.err.print(f"[yellow]interrupted[/]: every finished cell is in {recorder.results_path}; "

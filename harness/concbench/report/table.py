@@ -22,6 +22,14 @@ class Table:
     """Parameters equal in every row (shown above the table)."""
 
 
+OPTIONAL = ("JVM threads live / non-daemon", "cold (1st iteration)", "start-up", "warm-up",
+            "CPU s", "p99.9", "max", "gen CPU", "p50", "peak threads", "threads",
+            "efficiency", "server CPU", "throughput", "errors", "± SE", "fixed part", "sizes",
+            "R²")
+"""Columns a narrow terminal may leave out, the first first (every other view keeps them):
+the figures the summary and the other columns do not rest on."""
+
+
 def _varying(cells: list[CellResult]) -> list[str]:
     keys: list[str] = []
     for cell in cells:

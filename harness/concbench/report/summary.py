@@ -1,0 +1,273 @@
+"""The answer first: per workload, case and metric, who led and how every other contender
+stands relative to the leader. Pure functions over the cells of a results document; the
+terminal, the Markdown and the HTML report render the same summaries.
+
+A case is one set of parameters of a workload: contenders are compared only on identical
+parameters. The metrics are the workload's own: time per iteration (events/s for channel)
+and memory for batch workloads (only memory at the mark for spawn-idle, whose time is its
+hold); requests/s, p99 latency and the server's RSS under load for servers.
+
+Method (as `concbench compare`, concbench.compare.ratio_test):
+- the samples are a cell's measurements: every measured iteration's time (rate: its inverse,
+  so the ratio is the time ratio turned round); each run's RSS at the mark, else its peak;
+  each run's measured load window (requests/s, p99, the server's peak RSS in the window);
+- the leader has the best geometric mean; every other contender's figure is put as the factor
+  by which the leader is better: the ratio of geometric means (theirs over the leader's for
+  lower-is-better metrics, the leader's over theirs for rates), with its Welch 95% interval on
+  the logarithms (Welch, 1947);
+- a contender whose interval contains 1 is indistinguishable from the leader (the Welch test
+  at α = 0.05); its rank is 1 + the number of contenders significantly better than it, so
+  contenders that no test separates share a rank rather than being ordered by noise;
+- with one measurement on either side there is no interval and no test: the ratio is shown,
+  flagged n = 1, and no rank is claimed from it;
+- iterations of one process are not independent (they share a heap, a JIT, a machine phase),
+  so with few runs the time interval is narrower than one over runs alone would be.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from concbench.compare import RatioTest, ratio_test
+from concbench.report import flags as flag_rules
+from concbench.report.flags import Flag
+from concbench.report.views import SERVER_PREFIX, headline, varying
+from concbench.resultset.model import CellResult
+from concbench.stats.scans import points, size_param
+
+Samples = Callable[[CellResult], list[float]]
+
+
+def _load(path: tuple[str, ...]) -> Samples:
+    def read(cell: CellResult) -> list[float]:
+        found = []
+        for run in cell.runs:
+            value: Any = run.load if path[0] == "load" else run.server
+            for key in path[1:]:
+                value = value.get(key) if isinstance(value, dict) else None
+            if run.status == "ok" and isinstance(value, (int, float)):
+                found.append(float(value))
+        return found
+    return read
+
+
+@dataclass(frozen=True)
+class SummaryMetric:
+    name: str
+    """time | rate | memory | requests/s | p99 | server memory (the flags' metric names)."""
+    title: str
+    lower_is_better: bool
+    kind: str
+    """s | rate | B | ms: how figures are written (concbench.report.units)."""
+    samples: Samples
+    figure_key: str | None = None
+    """A cell stat whose median is the figure shown (rate: throughput_per_s); None: the
+    median of the samples."""
+
+
+TIME = SummaryMetric("time", "time", True, "s", lambda c: points(c, "time"))
+RATE = SummaryMetric("rate", "throughput", False, "rate",
+                     lambda c: [1 / t for t in points(c, "time") if t > 0], "throughput_per_s")
+MEMORY = SummaryMetric("memory", "memory", True, "B", lambda c: points(c, "memory"))
+REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
+                         _load(("load", "requests_per_s")))
+P99 = SummaryMetric("p99", "p99 latency", True, "ms", _load(("load", "latency_ms", "p99")))
+SERVER_MEMORY = SummaryMetric("server memory", "server RSS", True, "B",
+                              _load(("server", "window", "peak_rss_bytes")))
+
+
+def metrics_for(workload: str) -> tuple[SummaryMetric, ...]:
+    if workload.startswith(SERVER_PREFIX):
+        return (REQUESTS, P99, SERVER_MEMORY)
+    kind = headline(workload).kind
+    if kind == "B":
+        return (MEMORY,)
+    return (RATE if kind == "rate" else TIME, MEMORY)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One contender in one case and metric."""
+
+    contender: str
+    status: str
+    """ok, or why there is no figure (crash, timeout, invalid, mem-limit, unavailable)."""
+    reason: str | None
+    figure: float | None
+    n: int
+    ratio: float | None
+    """How many times better the leader's figure is (1 for the leader itself)."""
+    ci95: tuple[float, float] | None
+    rank: int | None
+    """1 + the contenders significantly better; None without a figure."""
+    tied: bool
+    """Not the leader, and indistinguishable from it (its interval contains 1)."""
+    flags: tuple[Flag, ...]
+    like_previous: bool = False
+    """Indistinguishable from the contender before it in the standings (no test at α = 0.05
+    separates them): the two are not ranked against each other."""
+
+    @property
+    def ranked(self) -> bool:
+        return self.figure is not None and self.ratio is not None
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    workload: str
+    case: dict[str, Any]
+    """The parameters that tell this case from the workload's other cases."""
+    metric: SummaryMetric
+    unit: str
+    """The workload's throughput unit (rates)."""
+    standings: tuple[Standing, ...]
+    """The leader first, then by ratio; contenders without a figure last."""
+    common: tuple[Flag, ...]
+    """Flags every contender with a figure carries, said once for the case."""
+    note: str = ""
+    """What the case leaves out (a scan's smaller sizes)."""
+
+    @property
+    def leader(self) -> Standing | None:
+        first = self.standings[0] if self.standings else None
+        return first if first is not None and first.ranked else None
+
+    @property
+    def tested(self) -> bool:
+        """Whether any interval could be computed (else nothing is ranked with confidence)."""
+        return any(s.ci95 is not None for s in self.standings[1:] if s.ranked)
+
+
+def _center(values: list[float]) -> float:
+    if min(values) > 0:
+        return math.exp(statistics.fmean(math.log(v) for v in values))
+    return statistics.median(values)
+
+
+def worse_by(best: list[float], other: list[float], lower_is_better: bool) -> RatioTest:
+    """How many times `best`'s figure is better than `other`'s, with its interval and test."""
+    return ratio_test(best, other) if lower_is_better else ratio_test(other, best)
+
+
+def _one_measurement() -> Flag:
+    return Flag("n = 1", "one measurement: no interval, so no difference is shown to be "
+                         "significant; add --runs (3 or more)")
+
+
+def _flags(cell: CellResult, metric: SummaryMetric, n: int) -> list[Flag]:
+    found = flag_rules.cell_flags(cell.warnings, metric.name)
+    if n < 2 and not any(f.label == "n = 1" for f in found):
+        found.insert(0, _one_measurement())
+    return found
+
+
+def _figure(cell: CellResult, metric: SummaryMetric, samples: list[float]) -> float:
+    s = cell.stats.get(metric.figure_key) if metric.figure_key else None
+    return s.median if s is not None else statistics.median(samples)
+
+
+def _same(test: RatioTest | None) -> bool:
+    """Two samples that a test could tell apart, and did not."""
+    return test is not None and min(test.n_base, test.n_new) >= 2 and not test.significant
+
+
+def _rank(i: int, samples: list[list[float]], lower: bool) -> int:
+    better = 0
+    for j, other in enumerate(samples):
+        if j != i:
+            t = worse_by(other, samples[i], lower)
+            better += t.significant and t.ratio > 1
+    return 1 + better
+
+
+def summarize_case(cells: list[CellResult], metric: SummaryMetric,
+                   case: dict[str, Any], note: str = "") -> CaseSummary:
+    """The standings of cells with identical parameters on one metric."""
+    measured = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
+    lower = metric.lower_is_better
+    measured.sort(key=lambda cs: _center(cs[1]) * (1 if lower else -1))
+    standings: list[Standing] = []
+    all_samples = [s for _, s in measured]
+    for i, (cell, samples) in enumerate(measured):
+        test = worse_by(all_samples[0], samples, lower) if i else None
+        previous = worse_by(all_samples[i - 1], samples, lower) if i else None
+        standings.append(Standing(
+            cell.contender, cell.status, cell.reason, _figure(cell, metric, samples),
+            len(samples), test.ratio if test else 1.0, test.ci95 if test else None,
+            _rank(i, all_samples, lower), _same(test), tuple(_flags(cell, metric, len(samples))),
+            _same(previous)))
+    done = {s.contender for s in standings}
+    standings += [Standing(c.contender, c.status if c.status != "ok" else "no data", c.reason,
+                           None, 0, None, None, None, False, ())
+                  for c in cells if c.contender not in done]
+    common, standings = _lift_common(standings)
+    unit = next((c.metadata.get("throughput_unit", "") for c in cells), "")
+    return CaseSummary(cells[0].workload, case, metric, unit, tuple(standings), common, note)
+
+
+def _lift_common(standings: list[Standing]) -> tuple[tuple[Flag, ...], list[Standing]]:
+    """Flags that every ranked standing (two or more) carries, taken out to the case."""
+    ranked = [s for s in standings if s.ranked]
+    if len(ranked) < 2:
+        return (), standings
+    labels = set.intersection(*({f.label for f in s.flags} for s in ranked))
+    common = tuple(f for f in ranked[0].flags if f.label in labels)
+    kept = [replace(s, flags=tuple(f for f in s.flags if f.label not in labels))
+            for s in standings]
+    return common, kept
+
+
+def _largest(cells: list[CellResult], param: str) -> tuple[list[CellResult], str]:
+    """Each contender's cells at its largest size of the scan (per value of the other
+    parameters), and a note of what was left out."""
+    top: dict[tuple, Any] = {}
+    for cell in cells:
+        key = (cell.contender, repr(sorted((k, repr(v)) for k, v in cell.params.items()
+                                           if k != param)))
+        top[key] = max(top.get(key, cell.params[param]), cell.params[param])
+    kept = [c for c in cells if c.params[param] == top[(c.contender, repr(sorted(
+        (k, repr(v)) for k, v in c.params.items() if k != param)))]]
+    sizes = sorted({c.params[param] for c in cells})
+    shown = sorted({c.params[param] for c in kept})
+    left = [s for s in sizes if s not in shown]
+    note = (f"at the largest {param} of the scan ({', '.join(f'{s:,}' for s in sizes)}); the "
+            "report has every size") if left else ""
+    return kept, note
+
+
+def _cases(cells: list[CellResult], shown: list[str]
+           ) -> list[tuple[dict[str, Any], list[CellResult]]]:
+    """Cells grouped by identical parameters, each group named by the `shown` ones."""
+    groups: dict[str, tuple[dict[str, Any], list[CellResult]]] = {}
+    for cell in cells:
+        key = repr(sorted((k, repr(v)) for k, v in cell.params.items()))
+        case = {k: cell.params[k] for k in shown if k in cell.params}
+        groups.setdefault(key, (case, []))[1].append(cell)
+    return list(groups.values())
+
+
+def summaries(cells: tuple[CellResult, ...] | list[CellResult],
+              largest_only: bool = False) -> list[CaseSummary]:
+    """Every workload's cases × metrics, in the order the workloads first appear. With
+    largest_only, a scan is summed up at its largest size (the top of a report, the terminal)."""
+    by_workload: dict[str, list[CellResult]] = {}
+    for cell in cells:
+        by_workload.setdefault(cell.workload, []).append(cell)
+    found = []
+    for workload, group in by_workload.items():
+        param = size_param(group)
+        shown, note = varying(group), ""
+        if largest_only and param is not None:
+            group, note = _largest(group, param)
+        for case, members in _cases(group, shown):
+            found += [summarize_case(members, m, case, note) for m in metrics_for(workload)]
+    return found
+
+
+def machine_flags(machine: dict[str, Any]) -> list[Flag]:
+    """The system check's warnings, which qualify every figure of the run."""
+    return flag_rules.machine_flags((machine.get("system_check") or {}).get("warnings", ()))
+

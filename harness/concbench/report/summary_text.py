@@ -1,0 +1,138 @@
+"""The summaries (concbench.report.summary) as words and figures, the same in every view:
+one item per contender, the leader's figure first, then each other contender's ratio to it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from concbench.report import units
+from concbench.report.flags import Flag
+from concbench.report.summary import CaseSummary, Standing
+
+LEGEND = ("the leader and its median, then how many times better the leader is than each "
+          "other contender (± its 95% interval); ≈: no test tells it from the one before, so "
+          "the two are not ranked; [flags] qualify a figure; ✗: no figure")
+METHOD = ("ratio of geometric means with a Welch interval on the logarithms, as concbench "
+          "compare (harness/concbench/report/summary.py)")
+
+
+@dataclass(frozen=True)
+class Item:
+    contender: str
+    kind: str
+    """leader | ranked | failed."""
+    value: str
+    """The leader's figure, another contender's ratio ("1.34×"), or a failed cell's status."""
+    interval: str
+    """The ratio's 95% interval ("1.31–1.38"); "" for the leader and without one."""
+    spread: str
+    """The same interval short, for the terminal ("±3%": from ratio ÷ 1.03 to ratio × 1.03)."""
+    flags: tuple[Flag, ...]
+    joiner: str
+    """What stands before the item: "≈" when it is not told apart from the one before."""
+    reason: str = ""
+
+
+def figure(case: CaseSummary, value: float | None) -> str:
+    kind = case.metric.kind
+    if kind == "s":
+        return units.seconds(value)
+    if kind == "B":
+        return units.size(value)
+    if kind == "ms":
+        return units.milliseconds(value)
+    return units.rate(value, case.unit if case.metric.name == "rate" else "req")
+
+
+def ratio(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}×"
+    return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    if ci is None:
+        return ""
+    digits = 1 if ci[1] >= 10 else 2
+    return f"{ci[0]:.{digits}f}–{ci[1]:.{digits}f}"
+
+
+def _spread(s: Standing) -> str:
+    """The interval as ± a percentage: Welch's interval on logs is symmetric around the
+    ratio on a log scale, so it runs from ratio ÷ (1 + h) to ratio × (1 + h)."""
+    if s.ci95 is None or not s.ratio or s.ci95[0] <= 0:
+        return ""
+    h = math.sqrt(s.ci95[1] / s.ci95[0]) - 1
+    return f"±{math.ceil(h * 100):.0f}%" if h >= 0.005 else "±0%"
+
+
+def items(case: CaseSummary) -> list[Item]:
+    found = []
+    for i, s in enumerate(case.standings):
+        if not s.ranked:
+            found.append(Item(s.contender, "failed", s.status, "", "", (), "·", s.reason or ""))
+        elif i == 0:
+            found.append(Item(s.contender, "leader", figure(case, s.figure), "", "", s.flags, ""))
+        else:
+            found.append(Item(s.contender, "ranked", ratio(s.ratio or 1.0), _interval(s.ci95),
+                              _spread(s), s.flags, "≈" if s.like_previous else "·"))
+    return found
+
+
+def case_label(case: CaseSummary) -> str:
+    params = " ".join(f"{k}={v}" for k, v in case.case.items())
+    return f"{case.workload} {params}".strip()
+
+
+def metric_label(case: CaseSummary) -> str:
+    if case.metric.name == "rate":
+        return f"{case.unit}/s" if case.unit else "throughput"
+    return case.metric.title
+
+
+def flag_words(flags: tuple[Flag, ...] | list[Flag]) -> str:
+    return ", ".join(f.label for f in flags)
+
+
+def _markdown_item(item: Item) -> str:
+    flags = f" *[{flag_words(item.flags)}]*" if item.flags else ""
+    if item.kind == "failed":
+        return f"· ✗ {item.contender}: {item.value}"
+    if item.kind == "leader":
+        return f"**{item.contender}** {item.value}{flags}"
+    interval = f" ({item.interval})" if item.interval else ""
+    return f"{item.joiner} {item.contender} {item.value}{interval}{flags}"
+
+
+def markdown_rows(cases: list[CaseSummary]) -> list[str]:
+    """A Markdown table: per case and metric, the leader, then every other contender."""
+    lines = ["| case | metric | leader, then how many times better it is (95% interval) |",
+             "|---|---|---|"]
+    previous = None
+    for case in cases:
+        label = case_label(case)
+        parts = [_markdown_item(i) for i in items(case)]
+        line = " ".join(parts)
+        if case.common:
+            line += f" (every figure: *{flag_words(case.common)}*)"
+        if case.note:
+            line += f" ({case.note})"
+        shown = label if label != previous else ""
+        previous = label
+        lines.append(f"| {_escape(shown)} | {metric_label(case)} | {_escape(line)} |")
+    return lines
+
+
+def markdown(cases: list[CaseSummary], machine: list[Flag], heading: str) -> list[str]:
+    """The summary section: legend, the machine's flags, the table."""
+    lines = [f"{heading} Summary", "", f"Per workload and metric: {LEGEND}. Method: {METHOD}.",
+             ""]
+    if machine:
+        lines += [f"Machine: *{flag_words(machine)}*, which qualifies every figure "
+                  "(see Warnings).", ""]
+    return lines + markdown_rows(cases) + [""]
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
