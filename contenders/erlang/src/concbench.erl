@@ -20,6 +20,8 @@
                     {"sleep-tasks", concbench_sleep_tasks, batch},
                     {"spawn-idle", concbench_spawn_idle, batch},
                     {"channel", concbench_channel, batch},
+                    {"ring", concbench_ring, batch},
+                    {"skynet", concbench_skynet, batch},
                     {"http-hello", concbench_hello, server},
                     {"http-aggregate", concbench_aggregate, server}]).
 
