@@ -35,7 +35,7 @@ TIERS = ("fast", "middle", "slow")
 TIER_OF_FIXTURE = {
     "cli": "fast",
     "fake_bench": "middle", "bench_factory": "middle", "processes": "middle",
-    "chromium": "middle", "postgres_url": "middle", "full_disk": "middle",
+    "chromium": "middle", "postgres_url": "middle", "full_disk": "middle", "wrk": "middle",
     "real_bench": "slow", "verified": "slow", "netns": "slow",
 }
 TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
@@ -187,6 +187,38 @@ def jdk25() -> Path:
         pytest.skip("no JDK >= 25 (the JVM contenders' JDK): " + toolchains._HINTS["jdk"]
                     .format(n=25))
     return home
+
+
+@pytest.fixture(scope="session")
+def wrk() -> str:
+    """The load generator of the server tests, installed as the harness installs it."""
+    from concbench import tools
+
+    reason = tools.ensure("wrk")
+    if reason is not None:
+        pytest.skip(f"wrk is needed: {reason}")
+    return str(tools.path("wrk"))
+
+
+@pytest.fixture(scope="session")
+def netns():
+    """The network-namespace hosts can be made here (root, iproute2, sshd, rsync and iperf3,
+    installed on first use): the module that makes them (tests/netns_hosts.py)."""
+    import netns_hosts
+
+    reason = netns_hosts.skip_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    return netns_hosts
+
+
+@pytest.fixture(scope="session")
+def toxiproxy(netns) -> None:
+    """Toxiproxy (the delaying proxy of tests/netns_hosts.py), built with Go on first use."""
+    try:
+        netns.toxiproxy_bins()
+    except netns.NetnsError as err:
+        pytest.skip(f"Toxiproxy is needed: {err}")
 
 
 # Property-based tests explore the same examples on every run, so CI is reproducible.

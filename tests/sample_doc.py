@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult
 from concbench.stats.cell import aggregate, unavailable
 from concbench import workloads
@@ -133,3 +135,14 @@ def troubled_document() -> ResultsDocument:
         toolchains={"go": {"status": "built", "versions": {"go version": "go1.26"}}},
         plan={"name": "troubled", "reference": "go", "runs": 3, "warmup": 0, "iterations": 1},
         cells=(mixed, *scan))
+
+
+@functools.cache
+def rendered(name: str) -> str:
+    """The HTML report of one of these documents ("sample", "servers", "troubled"), rendered
+    once per session: its charts take seconds, and many tests read the same page."""
+    from concbench.report import html
+
+    doc = {"sample": sample_document, "servers": lambda: sample_document(servers=True),
+           "troubled": troubled_document}[name]()
+    return html.render([(doc, None)])

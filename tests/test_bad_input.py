@@ -32,8 +32,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("args,message,names", CASES, ids=[" ".join(c[0]) for c in CASES])
-def test_bad_input_exits_2_with_a_message(fake_bench, args, message, names):
-    res = fake_bench(*args)
+def test_bad_input_exits_2_with_a_message(cli, args, message, names):
+    res = cli(*args)
     assert res.code == 2, (res.stdout, res.stderr)
     text = " ".join((res.stdout + res.stderr).split())
     assert message in text and names in text
@@ -52,11 +52,11 @@ def test_the_launcher_passes_messages_through(fake_bench):
     assert "unknown workload 'nosuch'" in res.stderr
 
 
-def test_an_unwritable_export_fails_before_anything_runs(fake_bench):
-    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--runs", "1",
-                     "--export-markdown", "/proc/nope/r.md")
+def test_an_unwritable_export_fails_before_anything_runs(cli):
+    res = cli("run", "sleep-tasks", "--contender", "fake-good", "--runs", "1",
+              "--export-markdown", "/proc/nope/r.md")
     assert res.code == 2 and "cannot write /proc/nope/r.md" in res.stderr
-    assert fake_bench.results() == [], "a run was measured before the export path was checked"
+    assert cli.results() == [], "a run was measured before the export path was checked"
 
 
 @pytest.mark.parametrize("text,message", [

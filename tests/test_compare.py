@@ -98,20 +98,20 @@ def _write(tmp_path: Path, doc) -> str:
     return str(path)
 
 
-def test_compare_command_and_baselines(fake_bench, tmp_path):
+def test_compare_command_and_baselines(cli, tmp_path):
     base = _write(tmp_path, sample_document())
     new = _write(tmp_path, _new_document())
-    res = fake_bench("compare", base, new, "--markdown", str(tmp_path / "c.md"))
+    res = cli("compare", base, new, "--markdown", str(tmp_path / "c.md"))
     assert res.code == 0, res.stderr
     assert "slower" in res.stdout and "not significant" in res.stdout
     assert "java-platform" in (tmp_path / "c.md").read_text()
-    assert fake_bench("compare", base, "--save-baseline", "main").code == 0
-    assert (fake_bench.root / "results" / "baselines" / "main.json").is_file()
-    res = fake_bench("compare", new, "--baseline", "main")
+    assert cli("compare", base, "--save-baseline", "main").code == 0
+    assert (cli.root / "results" / "baselines" / "main.json").is_file()
+    res = cli("compare", new, "--baseline", "main")
     assert res.code == 0 and "baseline main" in res.stdout and "slower" in res.stdout
-    res = fake_bench("compare", new, "--baseline", "nope")
+    res = cli("compare", new, "--baseline", "nope")
     assert res.code == 2 and "saved baselines: main" in res.stderr
-    res = fake_bench("compare", new)
+    res = cli("compare", new)
     assert res.code == 2 and "give BASE and NEW" in res.stderr
 
 

@@ -49,15 +49,9 @@ def _plan(fake_bench, piddir: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def faulty_run(tmp_path_factory):
-    from conftest import Concbench, FAKE
-
-    import shutil
-
-    root = tmp_path_factory.mktemp("faults")
-    shutil.copytree(FAKE, root / "contenders" / "fake")
-    bench = Concbench(root, root / "contenders")
-    piddir = root / "pids"
+def faulty_run(bench_factory):
+    bench = bench_factory("faults")
+    piddir = bench.root / "pids"
     piddir.mkdir()
     done = _plan(bench, piddir)
     return bench, piddir, done

@@ -17,6 +17,8 @@ import pytest
 
 from concbench.runner.executor import execute
 
+pytestmark = pytest.mark.usefixtures("processes")  # real processes, none left behind
+
 ALLOCATE = ("import time\n"
             "b = bytearray({mib} * 1024 * 1024)\n"
             "for i in range(0, len(b), 4096): b[i] = 1\n"

@@ -120,14 +120,14 @@ def test_history_command_on_sqlite(fake_bench):
     assert res.code == 0 and "no stored runs match" in res.stdout
 
 
-def test_unreachable_postgres_is_a_user_error(fake_bench):
-    res = fake_bench("--store", f"postgresql://nobody:secret@127.0.0.1:{_free_port()}/x",
+def test_unreachable_postgres_is_a_user_error(cli):
+    res = cli("--store", f"postgresql://nobody:secret@127.0.0.1:{_free_port()}/x",
                      "history")
     assert res.code == 2 and "cannot connect to the store" in res.stderr
     assert "secret" not in res.stderr and "Traceback" not in res.stderr
 
 
-def test_a_store_is_stamped_and_one_from_a_newer_concbench_is_refused(fake_bench, tmp_path):
+def test_a_store_is_stamped_and_one_from_a_newer_concbench_is_refused(cli, tmp_path):
     import sqlite3
 
     path = tmp_path / "s.sqlite"
@@ -135,6 +135,6 @@ def test_a_store_is_stamped_and_one_from_a_newer_concbench_is_refused(fake_bench
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT value FROM store_meta").fetchall() == [("1",)]
         db.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
-    res = fake_bench("--store", str(path), "history")
+    res = cli("--store", str(path), "history")
     assert res.code == 2 and "schema version 99, newer than this concbench's 1" in res.stderr
     assert "Traceback" not in res.stderr

@@ -42,10 +42,10 @@ def test_a_bad_hosts_file_is_a_user_error(tmp_path: Path, text: str, words: str)
         roles_from("a", None, None, str(f), None)
 
 
-def test_bad_options_exit_2_with_a_message(fake_bench):
+def test_bad_options_exit_2_with_a_message(cli):
     for args in (["--server-host", "bad host!"], ["--hosts-file", "/nonexistent/hosts.toml",
                                                   "--server-host", "x"]):
-        res = fake_bench("run", "http-hello", "--contender", "fake-server", *args)
+        res = cli("run", "http-hello", "--contender", "fake-server", *args)
         assert res.code == 2 and "Traceback" not in res.stderr, res.stderr
         assert "--server-host" in res.stderr or "hosts-file" in res.stderr
 

@@ -14,8 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from netns_hosts import (ADDRESSES, TestNetwork, delay_proxy, skip_reason, three_hosts,
-                         toxiproxy_missing)
+from netns_hosts import ADDRESSES, TestNetwork, delay_proxy, three_hosts
 
 # A listener for the server namespace: answers each line with "pong <line>";
 # a thread per connection.
@@ -70,9 +69,7 @@ class Shared:
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory) -> Iterator[Shared]:
-    if reason := skip_reason():
-        pytest.skip(reason)
+def shared(netns, tmp_path_factory) -> Iterator[Shared]:
     holder = Shared(tmp_path_factory.mktemp("netns"))
     yield holder
     holder.close()
@@ -130,8 +127,7 @@ def test_client_namespace_reaches_a_listener_in_the_server_namespace(net: TestNe
     assert json.loads(done.stdout)["198.18.0.2:18081"] < 20
 
 
-@pytest.mark.skipif(bool(toxiproxy_missing()), reason=toxiproxy_missing() or "")
-def test_delay_proxy_adds_its_latency_to_each_round_trip(net: TestNetwork):
+def test_delay_proxy_adds_its_latency_to_each_round_trip(net: TestNetwork, toxiproxy):
     direct, proxied = "198.18.0.2:18080", "198.18.0.12:18080"
     with listener(net, "server", "198.18.0.2", 18080), \
             delay_proxy(net, "server", proxied, direct, latency_ms=20):

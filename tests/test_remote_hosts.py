@@ -1,12 +1,11 @@
 """Server runs across hosts over SSH, on three hosts made of network namespaces
 (tests/netns_hosts.py): roles on their hosts, the network measured, a known delay seen in the
 round trip and in the latency, failures recorded with a clear reason, and nothing left running
-in any namespace. Root only; skipped with the reason otherwise. No traffic leaves the machine
-(198.18.0.0/24 on a bridge of this machine only)."""
+in any namespace. Root only (the `netns` fixture says why not); wrk is installed by its fixture.
+No traffic leaves the machine (198.18.0.0/24 on a bridge of this machine only)."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,9 +16,6 @@ import pytest
 
 import netns_hosts
 
-REASON = netns_hosts.skip_reason() or (None if shutil.which("wrk") else "wrk not installed")
-pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
-
 LOAD = ["--param", "connections=4", "--param", "duration-s=2", "--param", "warmup-s=0",
         "--runs", "1"]
 DELAY_MS = 20
@@ -29,7 +25,7 @@ PROXY_PORT = 18081
 
 
 @pytest.fixture(scope="module")
-def net(tmp_path_factory):
+def net(netns, wrk, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("netns")
     with netns_hosts.three_hosts(tmp) as network:
         yield network
@@ -112,7 +108,8 @@ def test_three_hosts_serve_load_and_backend_verified(net, hosts_file, fake_bench
     assert _quiet(net, before) == {}
 
 
-def test_a_known_delay_shows_in_the_round_trip_and_the_latency(net, hosts_file, fake_bench):
+def test_a_known_delay_shows_in_the_round_trip_and_the_latency(net, hosts_file, fake_bench,
+                                                               toxiproxy):
     upstream = f"{net.hosts['server'].address}:{SERVE_PORT}"
     common = ["run", "http-hello", "--contender", "fake-server", *LOAD, "--client-host",
               "client", "--hosts-file", str(hosts_file)]

@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 from concbench.report import html
-from sample_doc import MIXED_REASON, sample_document, troubled_document
+from sample_doc import MIXED_REASON, rendered, sample_document
 
 
 def _render() -> str:
-    return html.render([(sample_document(), None)])
+    return rendered("sample")
 
 
 def test_report_is_self_contained_with_inline_charts():
@@ -46,14 +46,14 @@ def _warning_items(page: str) -> list[str]:
 
 
 def test_each_warning_of_a_cell_is_listed_under_warnings():
-    items = _warning_items(html.render([(troubled_document(), None)]))
+    items = _warning_items(rendered("troubled"))
     assert any("sleep-tasks / go: time varies by" in w for w in items), items
     assert any("1 of 3 runs failed (crash)" in w for w in items), items
-    assert _warning_items(html.render([(sample_document(), None)])) == []
+    assert _warning_items(rendered("sample")) == []
 
 
 def test_a_mixed_cell_shows_its_status_and_its_reason_escaped():
-    page = html.render([(troubled_document(), None)])
+    page = rendered("troubled")
     rows = re.findall(r'<tr class="failed" data-status="([^"]+)">(.*?)</tr>', page, re.S)
     assert [s for s, _ in rows] == ["crash"]
     assert "naïve | pipe ✗ &lt;b&gt;bold&lt;/b&gt;" in page
@@ -61,7 +61,7 @@ def test_a_mixed_cell_shows_its_status_and_its_reason_escaped():
 
 
 def test_a_three_size_scan_shows_memory_at_the_mark_and_its_fit():
-    page = html.render([(troubled_document(), None)])
+    page = rendered("troubled")
     section = page[page.index('data-workload="spawn-idle"'):]
     assert "RSS with every task alive" in section
     assert "Scaling over tasks" in section and "/task" in section
@@ -83,13 +83,13 @@ def test_run_writes_results_html_and_export_html(fake_bench, tmp_path):
     assert again.read_text().count("<svg") == page.count("<svg")
 
 
-def test_report_of_a_missing_file_is_a_user_error(fake_bench, tmp_path):
-    res = fake_bench("report", str(tmp_path / "nothing"), "--html", str(tmp_path / "r.html"))
+def test_report_of_a_missing_file_is_a_user_error(cli, tmp_path):
+    res = cli("report", str(tmp_path / "nothing"), "--html", str(tmp_path / "r.html"))
     assert res.code == 2 and "no results at" in res.stderr and "Traceback" not in res.stderr
 
 
 def test_server_sections_show_latency_by_percentile_and_the_generator_bound_row():
-    page = html.render([(sample_document(servers=True), None)])
+    page = rendered("servers")
     hello = page[page.index('data-workload="http-hello"'):page.index('data-workload="http-aggregate"')]
     assert 'class="chart latency"' in hello and "latency by percentile" in hello
     assert "99.9%" in hello and ">max<" in hello
@@ -125,4 +125,4 @@ def test_runtime_diagnostics_are_shown_per_cell():
     section = page[page.index("<h3>Runtime diagnostics</h3>"):page.index("<h3>Machine</h3>")]
     assert cell.contender in section
     assert "GC cycles 4" in section and "VT pinned events 0" in section
-    assert "<h3>Runtime diagnostics</h3>" not in html.render([(sample_document(), None)])
+    assert "<h3>Runtime diagnostics</h3>" not in rendered("sample")

@@ -13,8 +13,11 @@ sharing an offset of 2% (relative standard deviation) and varying 0.5% among the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from concbench.stats.scaling import superlinearity
+
+pytestmark = pytest.mark.middle  # 5000 simulated scans: seconds of CPU, not a unit test
 
 SIZES = (10_000, 100_000, 1_000_000)
 TRIALS = 1000

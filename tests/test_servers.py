@@ -3,14 +3,12 @@ each failure recorded with its status before or during load, and no process left
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import psutil
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
-                                reason="wrk is not installed and cannot be (no apt-get)")
+pytestmark = pytest.mark.usefixtures("wrk")
 
 LOAD = ["--param", "connections=8", "--param", "duration-s=1", "--param", "warmup-s=0",
         "--runs", "1"]

@@ -71,8 +71,8 @@ def test_a_bad_suite_count_is_a_message_too(tmp_path, entry, message):
         _plan(tmp_path, f'{entry}\n[[cells]]\nworkload = "fanout"\n')
 
 
-def test_cold_flag_is_the_single_shot_and_clashes_with_warmup(fake_bench):
-    res = fake_bench("suite", "quick", "--cold", "--warmup", "2")
+def test_cold_flag_is_the_single_shot_and_clashes_with_warmup(cli):
+    res = cli("suite", "quick", "--cold", "--warmup", "2")
     assert res.code == 2 and "--cold means --warmup 0 --iterations 1" in res.stderr
 
 

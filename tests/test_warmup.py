@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from concbench.runner.loadgen import LoadResult
 from concbench.runner.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
                                      jit_cpu_s, local_probe, warm_up)
-
-JAVA = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
-
 
 def _window(rate: float, jit: float | None = None, cpu: float = 1.0) -> WarmupWindow:
     return WarmupWindow(duration_s=5, requests_per_s=rate, p99_ms=1.0, errors_total=0,
@@ -72,15 +68,13 @@ def test_a_fixed_warm_up_is_one_window_of_warmup_s():
     assert out.warning() is None and out.to_dict()["mode"] == "fixed"
 
 
-def test_jit_threads_are_found_in_a_jvm_and_not_in_python(tmp_path):
+def test_jit_threads_are_found_in_a_jvm_and_not_in_python(tmp_path, jdk25, processes):
     assert jit_cpu_s(os.getpid()) is None
-    if not JAVA.exists():
-        pytest.skip(f"{JAVA} is not installed (the JVM contenders' JDK)")
     src = tmp_path / "Spin.java"
     src.write_text("public class Spin { public static void main(String[] a) throws Exception {"
                    " long s = 0; for (int i = 0; i < 50_000_000; i++) s += i % 7;"
                    " System.out.println(s); Thread.sleep(20_000); } }")
-    proc = subprocess.Popen([str(JAVA), str(src)], stdout=subprocess.PIPE)
+    proc = subprocess.Popen([str(jdk25 / "bin" / "java"), str(src)], stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         proc.stdout.readline()  # the loop ran, so the JIT has compiled it
