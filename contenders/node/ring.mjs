@@ -40,24 +40,32 @@ function handoffStats(stamps, every) {
   };
 }
 
-// runRings spawns the rings, times the passes, shuts the rings down and
-// returns { elapsedNs, received (per task), holders (per ring), stamps }.
-async function runRings(rings, size, passes, every) {
-  let releaseRing;
-  const release = new Promise((resolve) => (releaseRing = resolve));
-  let allDone;
-  const allDoneP = new Promise((resolve) => (allDone = resolve));
-  const holders = new Array(rings).fill(0);
-  const stamps = new BigInt64Array(Math.floor(passes / every) + 1); // ring 1 only
-  let remaining = rings;
+// Rings is what one iteration's tasks share: the release, the readings of
+// ring 1, the final holders, and the promise the timer awaits.
+class Rings {
+  constructor(rings, size, passes, every) {
+    this.size = size;
+    this.every = every;
+    this.release = new Promise((resolve) => (this.releaseRing = resolve)); // H, to task 1
+    this.allDone = new Promise((resolve) => (this.lastDone = resolve));
+    this.holders = new Array(rings).fill(0);
+    this.stamps = new BigInt64Array(Math.floor(passes / every) + 1); // ring 1 only
+    this.notDone = rings;
+  }
+
+  finished(ring, holder) {
+    this.holders[ring] = holder;
+    if (--this.notDone === 0) this.lastDone();
+  }
 
   // member is ring member i (0-based; id i + 1); resolves to the tokens it received.
-  const member = async (ring, i, inboxes) => {
-    const next = (i + 1) % size;
+  async member(ring, i, inboxes) {
+    const { stamps, every } = this;
+    const next = (i + 1) % this.size;
     const timed = ring === 0;
     let received = 0;
     if (i === 0) {
-      const c = await release;
+      const c = await this.release;
       if (timed && c % every === 0) stamps[c / every] = now();
       inboxes[next](c - 1);
     }
@@ -71,30 +79,33 @@ async function runRings(rings, size, passes, every) {
       received++;
       if (timed && c % every === 0) stamps[c / every] = now();
       if (c === 0) {
-        // the final holder: stays in the ring until the stop comes round
-        holders[ring] = i + 1;
-        if (--remaining === 0) allDone();
+        this.finished(ring, i + 1); // the final holder stays until the stop comes round
       } else {
         inboxes[next](c - 1);
       }
     }
-  };
+  }
+}
 
+// runRings spawns the rings, times the passes, shuts the rings down and
+// returns { elapsedNs, received (per task), holders (per ring), stamps }.
+async function runRings(rings, size, passes, every) {
+  const shared = new Rings(rings, size, passes, every);
   // An async call runs synchronously up to its first await, so when this loop
   // ends every task is waiting and has published its inbox (task 1 publishes
   // its own after its first pass).
   const ringInboxes = Array.from({ length: rings }, () => new Array(size));
   const members = [];
   for (let r = 0; r < rings; r++) {
-    for (let i = 0; i < size; i++) members.push(member(r, i, ringInboxes[r]));
+    for (let i = 0; i < size; i++) members.push(shared.member(r, i, ringInboxes[r]));
   }
   const start = now();
-  releaseRing(passes);
-  await allDoneP;
+  shared.releaseRing(passes);
+  await shared.allDone;
   const elapsedNs = now() - start;
-  for (let r = 0; r < rings; r++) ringInboxes[r][holders[r] - 1](-size);
+  for (let r = 0; r < rings; r++) ringInboxes[r][shared.holders[r] - 1](-size);
   const received = await Promise.all(members);
-  return { elapsedNs, received, holders, stamps };
+  return { elapsedNs, received, holders: shared.holders, stamps: shared.stamps };
 }
 
 export const ring = {
