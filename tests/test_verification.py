@@ -50,3 +50,14 @@ def test_the_good_fake_passes_the_same_checks(fake_bench):
         status, reason = _status(fake_bench, "fake-good", args, "--warmup", "1",
                                  "--iterations", "2")
         assert status == "ok", (args[0], reason)
+
+
+@pytest.mark.parametrize("wrong_at, kind", [(0, "warm-up"), (2, "second measured"),
+                                            (3, "last measured")])
+def test_every_iteration_is_checked_not_one(fake_bench, wrong_at, kind):
+    """Right in every iteration but one (of one warm-up and three measured): still invalid,
+    and the reason names that iteration."""
+    fake_bench.env["FAKE_WRONG_AT"] = str(wrong_at)
+    status, reason = _status(fake_bench, "fake-wrongat", SLEEP, "--warmup", "1",
+                             "--iterations", "3")
+    assert status == "invalid" and f"iteration {wrong_at}: cpu_sum=" in reason, (kind, reason)

@@ -7,9 +7,10 @@ way a naive check would let pass: skipwait (skips the workload's waits), dupid (
 {1,4} built instead of {2,3}: same sum), sharedstr (channel str: one shared string),
 floats (counts as 1.0), flags (warm-up flags swapped), onemark (spawn-idle: one mark for
 all iterations), zerotime (elapsed_ns 0), uneven (channel: the right total, but one consumer
-got an event of another's), reorder (iteration indexes out of order), skippass (ring: the token
-moves two places per pass), closedform (skynet: the closed-form sum, no tree). burn spends
-0.3 s of CPU in every iteration.
+got an event of another's), reorder (iteration indexes out of order), wrongat (right
+everywhere but in iteration $FAKE_WRONG_AT: a check of one iteration only lets it pass),
+skippass (ring: the token moves two places per pass), closedform (skynet: the closed-form
+sum, no tree). burn spends 0.3 s of CPU in every iteration.
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -228,7 +229,7 @@ def main():
             while time.process_time() < spin_until:
                 pass
         res = cheat(mode, workload, p, result(workload, p, pool))
-        if mode == "wrong":
+        if mode == "wrong" or (mode == "wrongat" and index == int(os.environ["FAKE_WRONG_AT"])):
             key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
             res[key] += 1
         warmup = index < p["warmup"]
