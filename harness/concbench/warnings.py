@@ -63,11 +63,6 @@ def backend_busy(backend_pct: float) -> str:
             "bottleneck; give it a CPU of its own (--client-cpus) or use downstream=inproc")
 
 
-def runtime_ignores_affinity(seen: int, given: int) -> str:
-    return (f"the runtime reported {seen} CPUs but was pinned to {given}: it did not follow "
-            "the affinity mask, so it runs more workers than CPUs")
-
-
 def latency_near_window(p99_ms: float, duration_s: float) -> str:
     return (f"p99 latency ({p99_ms / 1000:.1f} s) is over half the {duration_s:g} s load window: "
             "the window started from an idle server and requests slower than it never "

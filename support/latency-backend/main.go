@@ -1,8 +1,10 @@
 // Command latency-backend is the downstream service of concbench's http-aggregate workload
 // (docs/contract.md, "Servers"). It answers GET /delay/<ms> with {"delay_ms":<ms>} after <ms>
-// milliseconds and counts the requests it served (GET /stats), so the harness can check that a
-// contender really made its downstream calls. It must never be the bottleneck: a goroutine per
-// request parked on the runtime timer, no logging, a constant-size response.
+// milliseconds and counts the requests it served and the milliseconds of delay it served them
+// with (GET /stats → {"requests":n,"delay_ms":sum}), so the harness can check that a contender
+// really made its downstream calls, with the delays asked for, during the measured window. It
+// must never be the bottleneck: a goroutine per request parked on the runtime timer, no
+// logging, a constant-size response, two atomic adds per request.
 //
 //	latency-backend --port=P [--bind=ADDR]   (binds ADDR:P, 127.0.0.1 by default; prints {"type":"ready","port":P,...})
 package main
@@ -24,7 +26,7 @@ import (
 	"time"
 )
 
-var served atomic.Int64
+var served, delayMs atomic.Int64
 
 func delay(w http.ResponseWriter, r *http.Request) {
 	ms, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/delay/"))
@@ -33,16 +35,21 @@ func delay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	time.Sleep(time.Duration(ms) * time.Millisecond)
+	// Counted before the response is written: a caller that has its answer is always counted.
+	delayMs.Add(int64(ms))
+	served.Add(1)
 	body := []byte(`{"delay_ms":` + strconv.Itoa(ms) + "}")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.Write(body)
-	served.Add(1)
 }
 
 func stats(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"requests":%d}`, served.Load())
+	// The count first: a request is added to the sum before it is counted, so the sum read
+	// after the count covers every request counted.
+	requests := served.Load()
+	fmt.Fprintf(w, `{"requests":%d,"delay_ms":%d}`, requests, delayMs.Load())
 }
 
 func main() {

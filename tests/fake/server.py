@@ -4,9 +4,21 @@ The first argument picks a behaviour: good, wrongbody (199-byte hello), noready 
 never prints the ready line), crashload (exits after 200 requests), fast (aggregate without
 its waits), ignoreterm (survives SIGTERM), slowstart (ready after 30 s), wildcard (listens on
 0.0.0.0, against the contract).
+
+Cheats that pass the verification request and do less under load (tests/test_load_verification.py):
+the first request on a connection is answered honestly (the harness verifies on a fresh
+connection), later ones on the same connection are not: shortbody (hello: a 2-byte body),
+nocontent (hello: 204 No Content), created (hello: 201 Created, the right body),
+delay0 (aggregate over http: three calls to /delay/0 and the waits slept in-process),
+fastlater (aggregate: no waits at all). Others:
+coalesce (aggregate over http: one downstream call per delay value serves every request
+waiting for it at the time), rotbody (hello: after 300 responses the body turns to 'y's, same
+size), cpus (its ready line claims 3 CPUs), backlog (a listen backlog of 1 and a slow accept:
+the kernel's listen queue overflows under load).
 """
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -19,6 +31,8 @@ PARAMS = {"http-hello": ["port", "bind", "pool-size"],
                              "backend-host", "backend-port", "pool-size"]}
 MODE = sys.argv[1]
 served = [0]
+LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
+"""Modes that cheat from the second request on a connection on."""
 
 
 def fail(message, code=2):
@@ -43,12 +57,49 @@ def parse(argv):
 WORKLOAD, P = parse(sys.argv[2:])
 
 
-def wait(ms):
-    if MODE == "fast":
+def call_backend(ms):
+    with urllib.request.urlopen(f"http://{P['backend-host']}:{P['backend-port']}/delay/{ms}") as r:
+        r.read()
+
+
+class Coalescer:
+    """One downstream call per delay value in flight; later callers wait for it and sleep
+    the rest of their wait in-process, so no response beats the latency floor (the cheat)."""
+
+    def __init__(self):
+        self.lock, self.flights = threading.Lock(), {}
+
+    def wait(self, ms):
+        started = time.perf_counter()
+        with self.lock:
+            done = self.flights.get(ms)
+            leader = done is None
+            if leader:
+                done = self.flights[ms] = threading.Event()
+        if leader:
+            call_backend(ms)
+            with self.lock:
+                del self.flights[ms]
+            done.set()
+            return
+        done.wait()
+        time.sleep(max(0.0, int(ms) / 1000 - (time.perf_counter() - started)))
+
+
+COALESCER = Coalescer()
+
+
+def wait(ms, cheat=False):
+    if MODE == "fast" or (cheat and MODE == "fastlater"):
         return
     if P.get("downstream") == "http":
-        with urllib.request.urlopen(f"http://{P['backend-host']}:{P['backend-port']}/delay/{ms}") as r:
-            r.read()
+        if cheat and MODE == "delay0":
+            call_backend(0)
+            time.sleep(int(ms) / 1000)
+        elif MODE == "coalesce":
+            COALESCER.wait(ms)
+        else:
+            call_backend(ms)
     else:
         time.sleep(int(ms) / 1000)
 
@@ -60,8 +111,8 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def _send(self, ctype, body):
-        self.send_response(200)
+    def _send(self, ctype, body, status=200):
+        self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -69,19 +120,32 @@ class Handler(BaseHTTPRequestHandler):
         served[0] += 1
         if MODE == "crashload" and served[0] > 200:
             print("fake server: simulated crash under load", file=sys.stderr, flush=True)
-            import os
             os._exit(3)
 
+    def _hello(self, cheat):
+        n = 199 if MODE == "wrongbody" else 200
+        fill = b"y" if MODE == "rotbody" and served[0] > 300 else b"x"
+        body = fill * (n - 1) + b"\n"
+        if cheat and MODE == "shortbody":
+            return self._send("text/plain", b"x\n")
+        if cheat and MODE == "nocontent":
+            self.send_response(204)
+            self.end_headers()
+            served[0] += 1
+            return None
+        return self._send("text/plain", body, 201 if cheat and MODE == "created" else 200)
+
     def do_GET(self):
+        self.on_connection = getattr(self, "on_connection", 0) + 1
+        cheat = MODE in LATER_ON_CONNECTION and self.on_connection > 1
         if WORKLOAD == "http-hello" and self.path == "/hello":
-            n = 199 if MODE == "wrongbody" else 200
-            return self._send("text/plain", b"x" * (n - 1) + b"\n")
+            return self._hello(cheat)
         if WORKLOAD == "http-aggregate" and self.path.startswith("/user/"):
             uid = int(self.path[len("/user/"):])
-            wait(P["base-ms"])
-            t = threading.Thread(target=wait, args=(P["detail-ms"],))
+            wait(P["base-ms"], cheat)
+            t = threading.Thread(target=wait, args=(P["detail-ms"], cheat))
             t.start()
-            wait(P["extra-ms"])
+            wait(P["extra-ms"], cheat)
             t.join()
             user = {"id": uid, "name": f"User-{uid}", "age": 25, "sex": 1,
                     "phone": "13800138000", "level": "VIP会员"}
@@ -91,7 +155,12 @@ class Handler(BaseHTTPRequestHandler):
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 512
+    request_queue_size = 1 if MODE == "backlog" else 512
+
+    def get_request(self):
+        if MODE == "backlog":
+            time.sleep(0.05)  # accept slowly: connections pile up in a queue of one
+        return super().get_request()
 
 
 def main():
@@ -103,7 +172,9 @@ def main():
     if MODE == "slowstart":
         time.sleep(30)
     if MODE != "noready":
-        print(json.dumps({"type": "ready", "port": int(P["port"]), "runtime": {"cpus": 1}}),
+        usable = len(os.sched_getaffinity(0))
+        cpus = usable + 2 if MODE == "cpus" else usable
+        print(json.dumps({"type": "ready", "port": int(P["port"]), "runtime": {"cpus": cpus}}),
               flush=True)
     server.serve_forever()
 

@@ -2,14 +2,16 @@
 
 Built once like a contender (Go, cached by content), started per run on the client CPUs,
 checked before use (a 50 ms request takes at least 50 ms and not much more), counted
-(GET /stats) so verification can prove three downstream calls, and measured like the server
-so it is never a hidden bottleneck.
+(GET /stats: the requests served and the sum of their delays) so verification can prove
+three downstream calls and the measured window the calls and delays of every response
+(runner.load_checks), and measured like the server so it is never a hidden bottleneck.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,18 @@ TOOLCHAIN = Toolchain(
 READY_TIMEOUT_S = 10.0
 CHECK_MS = 50
 CHECK_SLACK_MS = 200
+
+
+@dataclass(frozen=True)
+class BackendCount:
+    """The backend's totals since it started."""
+
+    requests: int
+    delay_ms: int
+    """Σ of the delays it served, in ms (a /delay/0 call adds nothing)."""
+
+    def since(self, before: "BackendCount") -> "BackendCount":
+        return BackendCount(self.requests - before.requests, self.delay_ms - before.delay_ms)
 
 
 class BackendError(Exception):
@@ -88,10 +102,14 @@ class LatencyBackend:
             raise BackendError(f"latency backend check failed: /delay/{CHECK_MS} gave status "
                                f"{resp.status} after {ms:.1f} ms")
 
-    def requests(self) -> int:
-        """Requests the backend has answered so far."""
+    def count(self) -> BackendCount:
+        """Requests the backend has answered so far, and the sum of their delays."""
         resp = http_probe.get(self.target[1], "/stats", timeout_s=5, host=self.target[0])
-        return int(json.loads(resp.body)["requests"])
+        stats = json.loads(resp.body)
+        return BackendCount(int(stats["requests"]), int(stats["delay_ms"]))
+
+    def requests(self) -> int:
+        return self.count().requests
 
     def close(self) -> None:
         if not self.proc.exited.is_set():

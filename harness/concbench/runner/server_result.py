@@ -48,7 +48,9 @@ def run_result(run: "_ServerRun", req: "ServerRequest", out: ProcessOutcome, sto
         "host": sites.server.name, "target": f"{run.target[0]}:{run.target[1]}",
         "cpus": list(sites.server.cpus), "ready_s": run.ready_s,
         "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
-        "verification": run.verification, "stop": {**stop, "exit_code": out.exit_code,
+        "verification": run.verification, "under_load": run.under_load,
+        "after_load": run.after_load, "kernel": run.kernel,
+        "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},
         "window": window.to_dict() if window else None,
         "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
@@ -79,7 +81,8 @@ def _backend_record(run: "_ServerRun", backend: "LatencyBackend | None",
                               "peak_rss_bytes": out.peak_rss_sampled,
                               "cpu_s": out.cpu_user_s + out.cpu_sys_s}
     window = backend.proc.window_measures(out)
-    if window and run.backend_requests:
+    if window and run.backend_window:
         record["window"] = window.to_dict()
-        record["requests_in_window"] = run.backend_requests[1] - run.backend_requests[0]
+        record["requests_in_window"] = run.backend_window.requests
+        record["delay_ms_in_window"] = run.backend_window.delay_ms
     return record

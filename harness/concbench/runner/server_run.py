@@ -1,8 +1,11 @@
-"""One run of a server workload: start, ready, verify, warm-up load, measured load, stop.
+"""One run of a server workload: start, ready, verify, warm-up load, measured load, one
+more checked request, stop.
 
 The lifecycle of DESIGN.md §2. Each phase either lets the next one go on or ends the run
 with a status and a reason (the first failure wins); whatever happens, the server (and the
-latency backend) are stopped and their process groups swept before this returns.
+latency backend) are stopped and their process groups swept before this returns. The
+measured window is checked from counters read after it (runner.load_checks): nothing is
+added to the request path.
 """
 
 from __future__ import annotations
@@ -12,93 +15,33 @@ import os
 import random
 import signal
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from concbench.manifest import Contender
 from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import RunResult
-from concbench.runner import http_probe
-from concbench.runner.backend import BackendError, LatencyBackend
-from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult, LoadSpec
-from concbench.runner.measure import contender_env, contender_head
-from concbench.runner.placement import Placement
+from concbench.runner import http_probe, kernel_counters, load_checks
+from concbench.runner.backend import BackendCount, BackendError, LatencyBackend
+from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult
+from concbench.runner.measure import contender_env
 from concbench.runner.process import KILL_GRACE_S, not_started
 from concbench.remote.ssh import HostError
 from concbench.runner.server_process import ServerProcess
+from concbench.runner.server_request import VERIFY_IDS, ServerRequest
 from concbench.runner.server_result import failed_result, run_result
-from concbench.runner.sites import LOOPBACK, Sites
+from concbench.runner.server_verify import CheckedRequest, check_request, wait_backend_quiet
+from concbench.runner.sites import LOOPBACK
 from concbench.runner.warmup import WarmupOutcome, WarmupPolicy, warm_up
-from concbench.toolchains import ToolEnv
-from concbench.workloads import WorkloadSpec
-from concbench.workloads.server import Bounds, resolve_bounds
+from concbench.workloads.server import Response
+
+__all__ = ["ServerRequest", "measure_server"]
 
 READY_TIMEOUT_S = 120.0
-VERIFY_IDS = (1001,)
-FLOOR_TOLERANCE_MS = 1.0
-"""A response may come this much before the latency floor (clock and timer granularity)."""
 SETTLE_MAX_S = 120.0
 SETTLED_FACTOR, SETTLED_SLACK_MS = 1.5, 20.0
 """After the warm-up load, the server counts as drained when a probe answers within this."""
 
 Failure = tuple[str, str]
-
-
-@dataclass(frozen=True)
-class ServerRequest:
-    """What to run: a contender serving a workload with resolved parameters, and where."""
-
-    spec: WorkloadSpec
-    contender: Contender
-    tools: ToolEnv
-    params: dict[str, Any]
-    timeout_s: float
-    rss_limit: int | None
-    placement: Placement
-    backend_exe: Path | None = None
-    profiler: Profiler | None = None
-    """A profiled run (--profile): sampled during the measured window only."""
-    sites: Sites | None = None
-    """Remote hosts for some roles (None: every role on this machine, as `placement` says)."""
-
-    @property
-    def where(self) -> Sites:
-        return self.sites or Sites.local(self.placement)
-
-    @property
-    def bounds(self) -> Bounds:
-        return resolve_bounds(self.contender.bounds, self.params)
-
-    def args(self, port: int, backend: tuple[str, int] | None, bind: str = LOOPBACK) -> list[str]:
-        """The server's arguments after the workload; `backend` is the latency backend's
-        (host, port), given to every contender that takes one (("127.0.0.1", 0) when the
-        downstream is in-process)."""
-        server = self.spec.server
-        assert server is not None
-        args = [f"--port={port}", f"--bind={bind}"] \
-            + [f"--{k}={self.params[k]}" for k in server.contender_params]
-        if backend is not None:
-            args += [f"--backend-host={backend[0]}", f"--backend-port={backend[1]}"]
-        return args
-
-    def argv(self, port: int, backend: tuple[str, int] | None, bind: str = LOOPBACK) -> list[str]:
-        """The whole local command line (unpinned)."""
-        head = contender_head(self.contender, self.tools)
-        return [*head, self.spec.name, *self.args(port, backend, bind)]
-
-    def load_spec(self, target: tuple[str, int], duration_s: float) -> LoadSpec:
-        p = self.params
-        client = self.where.client
-        cpus = client.cpus
-        threads = min(p["threads"] or len(cpus) or 1, p["connections"])
-        server = self.spec.server
-        assert server is not None
-        return LoadSpec(url=f"http://{target[0]}:{target[1]}", path=server.path(VERIFY_IDS[0]),
-                        varied_ids=server.varied_ids, connections=p["connections"],
-                        duration_s=duration_s, threads=threads, keepalive=p["keepalive"] == "true",
-                        rate=p["rate"], cpus=cpus, timeout_s=duration_s + 5,
-                        runner=client.runner())
 
 
 def _last_line(text: str) -> str:
@@ -123,10 +66,17 @@ class _ServerRun:
         self.ready: dict[str, Any] | None = None
         self.ready_s: float | None = None
         self.verification: list[dict[str, Any]] = []
+        self.reference: Response | None = None
+        """The verified response to VERIFY_IDS[0]: the size the load's responses must have."""
         self.warmup: WarmupOutcome | None = None
         self.load: LoadResult | None = None
-        self.backend_requests: tuple[int, int] | None = None
-        """The backend's request count at the start and the end of the measured window."""
+        self.backend_window: BackendCount | None = None
+        """The backend's calls and delays served during the measured window."""
+        self.under_load: dict[str, Any] = {}
+        """The checks of the measured window: what was measured, what was allowed."""
+        self.kernel: dict[str, int] | None = None
+        """The kernel's TCP counters over the measured window (runner.kernel_counters)."""
+        self.after_load: dict[str, Any] | None = None
         self.warnings: list[str] = []
         self.settle_s: float | None = None
         """Seconds the server needed after the warm-up load to answer near its floor again."""
@@ -154,6 +104,9 @@ class _ServerRun:
             time.sleep(0.01)
         if self.ready is not None and self.ready.get("port") != port:
             return "invalid", f"ready line names port {self.ready.get('port')!r}, expected {port}"
+        warning = load_checks.runtime_cpus_warning(self.ready, self.req.where.server.cpus)
+        if warning:
+            self.warnings.append(warning)
         return None
 
     @staticmethod
@@ -161,31 +114,43 @@ class _ServerRun:
         problem = proc.bind_problem(port)
         return ("invalid", problem) if problem else None
 
+    def _check(self, user_id: int, backend: LatencyBackend | None,
+               count_calls: bool = True) -> CheckedRequest:
+        assert self.server is not None
+        return check_request(self.target, self.server, self.req.params, self.req.bounds,
+                             user_id, backend, self.req.params["keepalive"] == "false",
+                             count_calls)
+
     def verify(self, backend: LatencyBackend | None) -> Failure | None:
         assert self.server is not None
-        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
         ids = VERIFY_IDS + (random.randint(2, 999_999),) if self.server.varied_ids else VERIFY_IDS
         for user_id in ids:
-            path = self.server.path(user_id)
-            before = backend.requests() if backend else 0
-            try:
-                resp = http_probe.get(self.target[1], path, timeout_s=30 + 2 * (floor or 0) / 1000,
-                                      host=self.target[0])
-            except (OSError, ValueError) as err:
-                return "invalid", f"verification GET {path} failed: {err}"
-            calls = backend.requests() - before if backend else None
-            self.verification.append({"path": path, "status": resp.status, "bytes": len(resp.body),
-                                      "elapsed_ms": resp.elapsed_s * 1000,
-                                      "downstream_calls": calls})
-            problems = self.server.check(self.req.params, resp, user_id)
-            if floor is not None and resp.elapsed_s * 1000 < floor - FLOOR_TOLERANCE_MS:
-                problems.append(f"answered in {resp.elapsed_s * 1000:.1f} ms, below the latency "
-                                f"floor of {floor:g} ms: a downstream wait was skipped")
-            if backend and calls != self.server.downstream_calls:
-                problems.append(f"made {calls} downstream calls to the latency backend, "
-                                f"expected {self.server.downstream_calls}")
-            if problems:
-                return "invalid", f"verification GET {path}: " + "; ".join(problems)
+            checked = self._check(user_id, backend)
+            self.verification.append(checked.record)
+            if user_id == VERIFY_IDS[0]:
+                self.reference = checked.response
+            if checked.problems:
+                return "invalid", (f"verification GET {checked.record['path']}: "
+                                   + "; ".join(checked.problems))
+        return None
+
+    def check_after_load(self, backend: LatencyBackend | None) -> Failure | None:
+        """One more checked request once the load is over (the same checks as verification),
+        when the requests the load left in flight have made their downstream calls."""
+        assert self.server is not None
+        quiet = True
+        if backend:
+            floor = self.server.latency_floor_ms(self.req.params, self.req.bounds) or 0
+            quiet = wait_backend_quiet(backend, floor / 1000 + 0.1,
+                                       min(SETTLE_MAX_S, self.req.timeout_s))
+            if not quiet:
+                self.warnings.append("the latency backend was still being called long after "
+                                     "the load: the checked request after it was not counted")
+        checked = self._check(VERIFY_IDS[0], backend, count_calls=quiet)
+        self.after_load = checked.record
+        if checked.problems:
+            return "invalid", (f"checked request after the load, GET {checked.record['path']}: "
+                               + "; ".join(checked.problems))
         return None
 
     def run_load(self, proc: ServerProcess, duration_s: float,
@@ -208,17 +173,24 @@ class _ServerRun:
 
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
-        requests_before = backend.requests() if backend else 0
+        backend_before = backend.count() if backend else None
+        local = self.req.where.server.remote is None and self.req.where.client.remote is None
+        kernel_before = kernel_counters.read() if local else None
         profiler = self._start_profiler(proc)
         proc.begin_window()
         if backend:
             backend.proc.begin_window()
         self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
         proc.end_window()
+        self.kernel = kernel_counters.delta(kernel_before, kernel_counters.read() if local
+                                            else None)
         self._stop_profiler(profiler)
-        if backend:
+        if backend and backend_before is not None:
             backend.proc.end_window()
-            self.backend_requests = (requests_before, backend.requests())
+            self.backend_window = backend.count().since(backend_before)
+        warning = kernel_counters.warning(self.kernel, self.req.params["connections"])
+        if warning:
+            self.warnings.append(warning)
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
@@ -256,12 +228,22 @@ class _ServerRun:
             return "invalid", (f"no successful response under load ({load.requests} responses, "
                                f"errors {load.errors})")
         floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
-        fastest = load.latency_ms.get("min")
-        if floor is not None and fastest is not None and not load.corrected \
-                and fastest < floor - FLOOR_TOLERANCE_MS:
-            return "invalid", (f"fastest response under load took {fastest:.1f} ms, below the "
-                               f"latency floor of {floor:g} ms: a downstream wait was skipped")
-        return None
+        problems = [load_checks.floor_problem(load, floor)]
+        self.under_load = {"floor_ms": floor, "fastest_ms": load.latency_ms.get("min")}
+        if self.reference is not None:
+            record, problem = load_checks.bytes_check(
+                load, self.reference, len(str(VERIFY_IDS[0])), self.server.id_bytes_per_digit,
+                self.req.params["connections"])
+            self.under_load["bytes_per_response"] = record
+            problems.append(problem)
+        if self.backend_window is not None:
+            record, problem = load_checks.downstream_check(
+                load, self.backend_window, self.server.downstream_ms(self.req.params),
+                self.req.params["connections"])
+            self.under_load["downstream"] = record
+            problems.append(problem)
+        found = [p for p in problems if p]
+        return ("invalid", "; ".join(found)) if found else None
 
     def lifecycle(self, proc: ServerProcess, port: int,
                   backend: LatencyBackend | None) -> Failure | None:
@@ -274,7 +256,7 @@ class _ServerRun:
             if failure:
                 return failure
             self.settle()
-        return self.measured_load(proc, backend)
+        return self.measured_load(proc, backend) or self.check_after_load(backend)
 
     def warm_up(self, proc: ServerProcess) -> Failure | None:
         """Warm-up windows until the server is steady (or for a fixed time): runner.warmup."""

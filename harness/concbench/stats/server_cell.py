@@ -110,11 +110,6 @@ def server_warnings(runs: list[RunResult], stats: dict[str, Summary],
     backend = _median(stats, "backend_cpu_percent")
     if backend is not None and backend >= BACKEND_BUSY:
         found.append(warnings.backend_busy(backend))
-    given = len(placement["server"]) if placement and placement.get("server") else None
-    seen = {_get(r.server, "runtime", "cpus") for r in runs if r.server}
-    seen.discard(None)
-    if given and any(isinstance(n, int) and n > given for n in seen):
-        found.append(warnings.runtime_ignores_affinity(max(seen), given))
     rate = stats.get("requests_per_s")
     if rate:
         found += [w for w in (warnings.high_cv("requests/s", rate),) if w]

@@ -68,5 +68,7 @@ SPEC = WorkloadSpec(
         contender_params=("base-ms", "detail-ms", "extra-ms", "downstream", "pool-size"),
         path=lambda user_id: f"/user/{user_id}", check=_check,
         latency_floor_ms=latency_floor_ms, uses_backend=lambda p: p["downstream"] == "http",
-        varied_ids=True, downstream_calls=3),
+        varied_ids=True, downstream_calls=3,
+        downstream_ms=lambda p: p["base-ms"] + p["detail-ms"] + p["extra-ms"],
+        id_bytes_per_digit=2),  # "id": <id> and "name": "User-<id>"
 )

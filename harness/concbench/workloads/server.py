@@ -50,6 +50,8 @@ class Response:
     """Header names in lower case."""
     body: bytes
     elapsed_s: float
+    wire_bytes: int | None = None
+    """Bytes the whole response took on the wire (status line, headers, body)."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,11 @@ class ServerSpec:
     """Load requests vary the id (so no layer can serve a cached answer)."""
     downstream_calls: int = 0
     """Backend requests one verification request must make when uses_backend is true."""
+    downstream_ms: Callable[[Params], int] = lambda p: 0
+    """The sum of the delays those calls ask the backend for (base + detail + extra)."""
+    id_bytes_per_digit: int = 0
+    """Bytes a response grows by per digit of its id (the id is written this many times), so
+    that the bytes per response of a load with varied ids can be bounded."""
 
 
 DEFAULT_ASYNC_WAITS = ("detail", "extra")

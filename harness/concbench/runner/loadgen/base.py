@@ -58,16 +58,17 @@ class LoadResult:
     requests: int
     """Completed responses, any status."""
     ok_requests: int
-    """Responses with a 2xx status."""
+    """Responses with status 200 (oha); for wrk, responses below 400, all it can tell apart
+    (a 204 or 304 shows in the bytes per response instead: runner.load_checks)."""
     duration_s: float
     requests_per_s: float
-    """2xx responses per second of the run."""
+    """ok responses per second of the run."""
     latency_ms: dict[str, float | None]
     """p50, p90, p99, p999, max, min, mean (ms)."""
     percentiles: list[tuple[float, float]]
     """(percentile, ms) at PERCENTILE_POINTS."""
     errors: dict[str, int]
-    """connect, read, write, timeout, status (non-2xx), other; 0 when none."""
+    """connect, read, write, timeout, status (responses not ok), other; 0 when none."""
     cpu_s: float
     """User + system CPU of the generator process."""
     wall_s: float
@@ -75,11 +76,21 @@ class LoadResult:
     command: list[str]
     corrected: bool
     """True when latencies are corrected for coordinated omission (oha with a rate)."""
+    bytes_received: int | None = None
+    """Bytes of every response received, as the generator counts them (`bytes_counted`)."""
+    bytes_counted: str = "wire"
+    """"wire": status lines, headers and bodies (wrk); "body": bodies only (oha)."""
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
     def errors_total(self) -> int:
         return sum(self.errors.values())
+
+    @property
+    def bytes_per_response(self) -> float | None:
+        if self.bytes_received is None or self.requests == 0:
+            return None
+        return self.bytes_received / self.requests
 
     def cpu_percent(self) -> float | None:
         """CPU used as a share of the CPUs it was pinned to (100 = all of them busy)."""
@@ -95,7 +106,9 @@ class LoadResult:
                 "percentiles": [list(p) for p in self.percentiles], "errors": self.errors,
                 "errors_total": self.errors_total, "cpu_s": self.cpu_s, "wall_s": self.wall_s,
                 "cpu_percent": self.cpu_percent(), "cpus": list(self.cpus),
-                "command": self.command, "corrected": self.corrected, **self.notes}
+                "command": self.command, "corrected": self.corrected,
+                "bytes_received": self.bytes_received, "bytes_counted": self.bytes_counted,
+                "bytes_per_response": self.bytes_per_response, **self.notes}
 
 
 class LoadError(Exception):

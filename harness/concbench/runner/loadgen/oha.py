@@ -54,12 +54,13 @@ def _ms(seconds: float | None) -> float | None:
 
 
 def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: float) -> LoadResult:
-    """oha's JSON (seconds) into a LoadResult (ms, 2xx rate)."""
+    """oha's JSON (seconds) into a LoadResult (ms, the rate of 200 responses; totalData is
+    the bodies' bytes)."""
     statuses = {int(k): int(v) for k, v in (raw.get("statusCodeDistribution") or {}).items()}
     errors_raw = dict(raw.get("errorDistribution") or {})
     aborted = int(errors_raw.pop(DEADLINE_ABORT, 0))
     requests = sum(statuses.values())
-    ok = sum(v for k, v in statuses.items() if 200 <= k < 300)
+    ok = statuses.get(200, 0)  # a 204, a 304 or any other status is an error here
     summary = raw["summary"]
     duration = float(summary["total"])
     pct = raw.get("latencyPercentiles") or {}
@@ -82,5 +83,6 @@ def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: floa
         percentiles=[(p, v) for p, v in points if v is not None]
         + ([(100.0, _ms(summary["slowest"]))] if have and summary.get("slowest") else []),
         errors=errors, cpu_s=cpu_s, wall_s=wall_s, cpus=spec.cpus, command=argv,
-        corrected=spec.rate > 0, notes={"aborted_at_deadline": aborted,
+        corrected=spec.rate > 0, bytes_received=int(summary.get("totalData") or 0),
+        bytes_counted="body", notes={"aborted_at_deadline": aborted,
                                         "error_kinds": errors_raw})

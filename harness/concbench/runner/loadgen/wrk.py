@@ -1,8 +1,10 @@
 """wrk (Debian package `wrk`): closed-loop load, C connections over T threads.
 
-A Lua script (wrk.lua) writes wrk's own summary as JSON through `done()`: requests, errors by
-kind (connect, read, write, timeout; non-2xx as `status`), latency min/mean/max and
-percentiles. wrk measures each request from send to response and does not correct for
+A Lua script (wrk.lua) writes wrk's own summary as JSON through `done()`: requests, bytes
+read, errors by kind (connect, read, write, timeout; a status of 400 or more as `status`),
+latency min/mean/max and percentiles. No `response()` hook: wrk would then hand every
+response's headers and body to Lua, a cost on every request; a 204 or 304 shows in the bytes
+per response instead (runner.load_checks). wrk measures each request from send to response and does not correct for
 coordinated omission: under a stalling server its percentiles are optimistic (oha with a
 `rate` corrects them).
 """
@@ -51,7 +53,7 @@ class Wrk:
 
 
 def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: float) -> LoadResult:
-    """wrk's summary (µs, counts) into a LoadResult (ms, 2xx rate)."""
+    """wrk's summary (µs, counts) into a LoadResult (ms, the rate of responses below 400)."""
     lat = raw["latency_us"]
     duration_s = raw["duration_us"] / 1e6
     errors = {k: int(v) for k, v in raw["errors"].items()}
@@ -65,4 +67,4 @@ def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: floa
                     "max": ms("max"), "min": ms("min"), "mean": ms("mean")},
         percentiles=[(float(p), v / 1000.0) for p, v in raw["percentiles_us"]] if have else [],
         errors={**errors, "other": 0}, cpu_s=cpu_s, wall_s=wall_s, cpus=spec.cpus,
-        command=argv, corrected=False)
+        command=argv, corrected=False, bytes_received=int(raw["bytes"]), bytes_counted="wire")

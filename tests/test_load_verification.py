@@ -1,0 +1,156 @@
+"""Nothing taken on trust under load: a server that answers the verification request right
+and then does less under load is `invalid`, one fake per hole (tests/fake/server.py), each
+with a reason that names the hole; and what the harness records about the measured window
+(bytes per response, downstream calls, kernel counters, the runtime's CPUs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
+                                reason="wrk is not installed and cannot be (no apt-get)")
+
+REPO = Path(__file__).resolve().parents[1]
+LOAD = ["--param", "connections=8", "--param", "duration-s=1", "--param", "warmup-s=0",
+        "--runs", "1"]
+AGGREGATE = ["--param", "base-ms=10", "--param", "detail-ms=10", "--param", "extra-ms=20"]
+OHA = ("oha", "1.16.0")
+
+
+def _cell(fake_bench, workload: str, contender: str, *more: str) -> dict:
+    res = fake_bench("run", workload, "--contender", contender, *LOAD, *more)
+    assert res.code == 0, res.stderr
+    cells = fake_bench.last()["cells"]
+    assert len(cells) == 1
+    return cells[0]
+
+
+def _with_oha(fake_bench) -> None:
+    """The test's cache gets the repo's oha (built once by `concbench build`), not a new one."""
+    built = REPO / ".concbench-cache" / "tools" / f"{OHA[0]}-{OHA[1]}"
+    if not (built / "bin" / "oha").exists():
+        pytest.skip("oha is not built in .concbench-cache (./concbench run … --param loadgen=oha)")
+    tools = Path(fake_bench.env["CONCBENCH_CACHE"]) / "tools"
+    tools.mkdir(parents=True, exist_ok=True)
+    os.symlink(built, tools / built.name)
+
+
+# -- what a good server's run records --------------------------------------------------------
+
+
+def test_a_good_run_records_its_bytes_calls_and_kernel_counters(fake_bench):
+    cell = _cell(fake_bench, "http-aggregate", "fake-server", *AGGREGATE,
+                 "--param", "downstream=http")
+    assert cell["status"] == "ok", cell["reason"]
+    run = cell["runs"][0]
+    server, load = run["server"], run["load"]
+    verified = server["verification"][0]
+    assert verified["wire_bytes"] > verified["bytes"] > 0
+    checks = server["under_load"]
+    low, high = checks["bytes_per_response"]["range"]
+    assert low <= load["bytes_per_response"] <= high
+    assert checks["bytes_per_response"]["counted"] == "wire"
+    calls = checks["downstream"]
+    assert calls["calls"] == run["backend"]["requests_in_window"] >= 3 * load["ok_requests"]
+    assert calls["delay_ms"] >= load["ok_requests"] * (10 + 10 + 20)
+    after = server["after_load"]
+    assert after["status"] == 200 and after["downstream_calls"] == 3
+    assert after["elapsed_ms"] >= 30
+    kernel = server["kernel"]
+    assert set(kernel) >= {"ListenOverflows", "ListenDrops", "RetransSegs", "OutRsts",
+                           "EstabResets"}
+    assert all(type(v) is int and v >= 0 for v in kernel.values())
+
+
+def test_without_keepalive_the_sizes_still_match(fake_bench):
+    cell = _cell(fake_bench, "http-hello", "fake-server", "--param", "keepalive=false")
+    assert cell["status"] == "ok", cell["reason"]
+    run = cell["runs"][0]
+    low, high = run["server"]["under_load"]["bytes_per_response"]["range"]
+    assert low <= run["load"]["bytes_per_response"] <= high
+
+
+# -- bodies under load -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("contender", ["fake-server-shortbody", "fake-server-nocontent"])
+def test_short_or_empty_bodies_under_load_are_invalid(fake_bench, contender):
+    cell = _cell(fake_bench, "http-hello", contender)
+    assert cell["status"] == "invalid", cell["reason"]
+    assert "bytes per response under load" in cell["reason"], cell["reason"]
+    assert cell["runs"][0]["server"]["verification"][0]["status"] == 200
+
+
+def test_a_body_gone_wrong_by_the_end_of_the_load_is_invalid(fake_bench):
+    cell = _cell(fake_bench, "http-hello", "fake-server-rotbody")
+    assert cell["status"] == "invalid"
+    assert "checked request after the load" in cell["reason"], cell["reason"]
+
+
+def test_statuses_other_than_200_are_errors_under_oha(fake_bench):
+    _with_oha(fake_bench)
+    cell = _cell(fake_bench, "http-hello", "fake-server-created", "--param", "loadgen=oha")
+    load = cell["runs"][0]["load"]
+    assert load["errors"]["status"] > 0 and load["ok_requests"] <= 8, load
+    assert load["requests_per_s"] * load["duration_s"] == pytest.approx(load["ok_requests"])
+
+
+# -- downstream work under load ----------------------------------------------------------------
+
+
+def test_three_calls_to_delay_0_and_in_process_sleeps_are_invalid(fake_bench):
+    cell = _cell(fake_bench, "http-aggregate", "fake-server-delay0", *AGGREGATE,
+                 "--param", "downstream=http")
+    assert cell["status"] == "invalid"
+    assert "milliseconds of downstream delay" in cell["reason"], cell["reason"]
+
+
+def test_one_downstream_call_shared_by_concurrent_requests_is_invalid(fake_bench):
+    cell = _cell(fake_bench, "http-aggregate", "fake-server-coalesce", *AGGREGATE,
+                 "--param", "downstream=http")
+    assert cell["status"] == "invalid"
+    assert "downstream calls in the measured window" in cell["reason"], cell["reason"]
+
+
+# -- the latency floor, whatever the generator -------------------------------------------------
+
+
+def test_skipping_the_waits_under_wrk_load_is_invalid(fake_bench):
+    cell = _cell(fake_bench, "http-aggregate", "fake-server-fastlater", *AGGREGATE)
+    assert cell["status"] == "invalid"
+    assert "below the latency floor" in cell["reason"], cell["reason"]
+
+
+def test_oha_runs_get_the_latency_floor_check_too(fake_bench):
+    _with_oha(fake_bench)
+    cell = _cell(fake_bench, "http-aggregate", "fake-server-fastlater", *AGGREGATE,
+                 "--param", "loadgen=oha", "--param", "rate=200")
+    assert cell["status"] == "invalid"
+    assert "below the latency floor" in cell["reason"], cell["reason"]
+
+
+# -- what the runtime saw, what the kernel saw -------------------------------------------------
+
+
+def test_a_runtime_claiming_other_cpus_than_it_was_pinned_to_warns(fake_bench):
+    cell = _cell(fake_bench, "http-hello", "fake-server-cpus")
+    assert cell["status"] == "ok", cell["reason"]
+    pinned = cell["runs"][0]["server"]["cpus"]  # the fake claims two more than it can use
+    found = [w for w in cell["warnings"] if "ready line" in w]
+    assert found, cell["warnings"]
+    assert f"{len(pinned) + 2} CPUs" in found[0] and str(pinned) in found[0], found[0]
+
+
+def test_listen_queue_overflows_are_recorded_and_warned_about(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server-backlog", "--param",
+                     "connections=64", "--param", "duration-s=2", "--param", "warmup-s=0",
+                     "--runs", "1")
+    assert res.code == 0, res.stderr
+    cell = fake_bench.last()["cells"][0]
+    kernel = cell["runs"][0]["server"]["kernel"]
+    assert kernel["ListenOverflows"] > 0, kernel
+    assert any("ListenOverflows" in w for w in cell["warnings"]), cell["warnings"]
