@@ -53,8 +53,13 @@ func newRing(p params) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Ring 1's reading slots and the samples made of them: made once and reused, so
+	// an iteration leaves no megabytes of garbage for the GC to collect during the
+	// next one's passes.
+	readings := make([]int64, v[1]/v[2]+1)
+	samples := make([]int64, 0, len(readings)-1)
 	return func(int) (time.Duration, any) {
-		rs := startRings(v[0], size, v[1], v[2])
+		rs := startRings(v[0], size, v[1], v[2], readings)
 		start := time.Now()
 		for r := range rs.rings {
 			rs.inboxes[r*rs.size] <- rs.passes // task 1 holds the token first
@@ -65,22 +70,22 @@ func newRing(p params) (runner, error) {
 			holderMin, holderMax = min(holderMin, id), max(holderMax, id)
 		}
 		elapsed := time.Since(start)
-		return elapsed, rs.stop(holderMin, holderMax)
+		return elapsed, rs.stop(holderMin, holderMax, samples)
 	}, nil
 }
 
 // startRings makes the channels and starts every goroutine, returning once all
 // of them are at their first receive.
-func startRings(rings, size, passes, every int) *ringSet {
+func startRings(rings, size, passes, every int, readings []int64) *ringSet {
 	rs := &ringSet{rings: rings, size: size, passes: passes, every: every,
 		inboxes:  make([]chan int, rings*size),
 		received: make([]int64, rings*size),
 		holders:  make(chan int, rings),
-		readings: make([]int64, passes/every+1),
+		readings: readings,
 		base:     time.Now(),
 	}
 	for i := range rs.readings {
-		rs.readings[i] = -1 // touches every page now, not on the clock; -1 = not read
+		rs.readings[i] = -1 // not read yet; also touches every page before the clock
 	}
 	for i := range rs.inboxes {
 		rs.inboxes[i] = make(chan int)
@@ -128,7 +133,7 @@ func (rs *ringSet) task(r, id int) {
 
 // stop closes every channel (no token is in flight once every ring's final
 // holder has reported), waits for the goroutines to end and builds the result.
-func (rs *ringSet) stop(holderMin, holderMax int) ringResult {
+func (rs *ringSet) stop(holderMin, holderMax int, samples []int64) ringResult {
 	for _, ch := range rs.inboxes {
 		close(ch)
 	}
@@ -138,7 +143,7 @@ func (rs *ringSet) stop(holderMin, holderMax int) ringResult {
 		passes += n
 	}
 	res := ringResult{Rings: rs.rings, Passes: passes, HolderMin: holderMin, HolderMax: holderMax}
-	samples := handoffSamples(rs.readings, rs.every)
+	samples = handoffSamples(rs.readings, rs.every, samples[:0])
 	res.HandoffSamples = len(samples)
 	if len(samples) > 0 {
 		slices.Sort(samples)
@@ -150,16 +155,15 @@ func (rs *ringSet) stop(holderMin, holderMax int) ringResult {
 
 // handoffSamples turns ring 1's readings (slot c/every, taken at count c, so
 // the highest slot is the earliest) into per-hand-off times: the gap between
-// consecutive readings divided by every. Every count c ≤ H with c%every == 0
+// consecutive readings divided by every, appended to samples. Every count c ≤ H with c%every == 0
 // passes through ring 1 once, so every slot is read; one that is not is a bug.
-func handoffSamples(readings []int64, every int) []int64 {
+func handoffSamples(readings []int64, every int, samples []int64) []int64 {
 	for s, ns := range readings {
 		if ns < 0 {
 			fmt.Fprintf(os.Stderr, "concbench-go: ring: ring 1 never took clock reading %d\n", s)
 			os.Exit(1)
 		}
 	}
-	samples := make([]int64, 0, len(readings)-1)
 	for s := len(readings) - 1; s > 0; s-- {
 		samples = append(samples, (readings[s-1]-readings[s])/int64(every))
 	}
