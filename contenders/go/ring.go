@@ -49,6 +49,7 @@ func newRing(p params) (runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	rings, passes, every := v[0], v[1], v[2]
 	size, err := p.int("size", 2)
 	if err != nil {
 		return nil, err
@@ -56,10 +57,10 @@ func newRing(p params) (runner, error) {
 	// Ring 1's reading slots and the samples made of them: made once and reused, so
 	// an iteration leaves no megabytes of garbage for the GC to collect during the
 	// next one's passes.
-	readings := make([]int64, v[1]/v[2]+1)
+	readings := make([]int64, passes/every+1)
 	samples := make([]int64, 0, len(readings)-1)
 	return func(int) (time.Duration, any) {
-		rs := startRings(v[0], size, v[1], v[2], readings)
+		rs := startRings(rings, size, passes, every, readings)
 		start := time.Now()
 		for r := range rs.rings {
 			rs.inboxes[r*rs.size] <- rs.passes // task 1 holds the token first
