@@ -55,6 +55,7 @@ def test_skynet_expects_the_public_sum_and_every_task():
     (skynet.SPEC, {"size": 1000, "branch": 3}, "not a power of branch 3"),
     (skynet.SPEC, {"size": 999, "branch": 10}, "not a power of branch 10"),
     (ring.SPEC, {"rings": 2000, "size": 503}, "at most 1 000 000"),
+    (ring.SPEC, {"passes": 10_000_001}, "at most 10,000,000"),
 ])
 def test_impossible_combinations_are_refused(spec, given, words):
     with pytest.raises(UserError, match=words):

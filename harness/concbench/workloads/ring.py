@@ -18,10 +18,18 @@ def _expected(p: Params) -> dict[str, int]:
             "holder_min": holder, "holder_max": holder}
 
 
+MAX_SAMPLES = 10_000_000
+"""Clock readings ring 1 may keep (80 MB of 64-bit values): passes ÷ sample-every."""
+
+
 def _problems(p: Params) -> list[str]:
+    found = []
     if p["rings"] * p["size"] > 1_000_000:
-        return [f"rings × size = {p['rings'] * p['size']:,} tasks; at most 1 000 000"]
-    return []
+        found.append(f"rings × size = {p['rings'] * p['size']:,} tasks; at most 1 000 000")
+    if p["passes"] // p["sample-every"] > MAX_SAMPLES:
+        found.append(f"passes ÷ sample-every = {p['passes'] // p['sample-every']:,} clock "
+                     f"readings; at most {MAX_SAMPLES:,} (raise sample-every)")
+    return found
 
 
 SPEC = WorkloadSpec(
