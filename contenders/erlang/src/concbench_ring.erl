@@ -108,17 +108,23 @@ pass(_Id, Next, _Ctx, Token) -> Next ! Token - 1.
 
 %% summary: the per-hand-off gaps (ns between consecutive readings, div K) and
 %% their nearest-rank p50 and p99; nothing below 2 readings (docs/contract.md).
+%% Last + 1 readings give Last gaps, read straight from the atomics array.
 summary(_Stamps, 0, _K) ->
     [];
 summary(Stamps, Last, K) ->
-    Readings = [atomics:get(Stamps, I) || I <- lists:seq(1, Last + 1)],
-    Gaps = list_to_tuple(lists:sort(gaps(Readings, K))),
-    [{handoff_p50_ns, nearest_rank(Gaps, 50)}, {handoff_p99_ns, nearest_rank(Gaps, 99)},
-     {handoff_samples, tuple_size(Gaps)}].
+    Sorted = lists:sort(gaps(Stamps, K, Last, [])),
+    [{handoff_p50_ns, nearest_rank(Sorted, Last, 50)},
+     {handoff_p99_ns, nearest_rank(Sorted, Last, 99)},
+     {handoff_samples, Last}].
 
-gaps([A, B | Rest], K) -> [(B - A) div K | gaps([B | Rest], K)];
-gaps(_, _K) -> [].
+%% gaps: the gap ending at reading I + 1, for I from Last down to 1, so the list
+%% comes out in reading order.
+gaps(_Stamps, _K, 0, Acc) ->
+    Acc;
+gaps(Stamps, K, I, Acc) ->
+    Gap = (atomics:get(Stamps, I + 1) - atomics:get(Stamps, I)) div K,
+    gaps(Stamps, K, I - 1, [Gap | Acc]).
 
-%% nearest_rank: the ceil(P/100 * n)-th smallest of a sorted tuple.
-nearest_rank(Sorted, P) ->
-    element(max(1, (P * tuple_size(Sorted) + 99) div 100), Sorted).
+%% nearest_rank: the ceil(P/100 * N)-th smallest of the N sorted gaps.
+nearest_rank(Sorted, N, P) ->
+    lists:nth(max(1, (P * N + 99) div 100), Sorted).
