@@ -54,8 +54,8 @@ final class Ring {
             long[] gaps = new long[readings.length - 1];
             for (int i = 0; i < gaps.length; i++) gaps[i] = readings[i + 1] - readings[i];
             Arrays.sort(gaps);
-            r.put("handoff_p50_ns", Math.round((double) nearestRank(gaps, 50) / k));
-            r.put("handoff_p99_ns", Math.round((double) nearestRank(gaps, 99) / k));
+            r.put("handoff_p50_ns", nearestRank(gaps, 50) / k); // whole ns, rounded down
+            r.put("handoff_p99_ns", nearestRank(gaps, 99) / k);
             r.put("handoff_samples", gaps.length);
         }
 
