@@ -1,8 +1,9 @@
-"""Markdown export: the summary tables, the machine and toolchains, every warning."""
+"""Markdown export: the summary first (who led each workload, by how much), then the tables,
+the machine and toolchains, every warning."""
 
 from __future__ import annotations
 
-from concbench.report import hosts_table
+from concbench.report import hosts_table, summary, summary_text
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
 from concbench.warnings import document_warnings
@@ -25,7 +26,7 @@ def render_table(table: Table) -> list[str]:
 
 def serialize(doc: ResultsDocument) -> bytes:
     m = doc.machine
-    lines = [f"# concbench results {doc.run_id}", "",
+    lines = [f"# concbench results {doc.run_id}", "", *summary_section(doc, "##"),
              f"Machine: {m.get('cpu_model', '?')}, {m.get('logical_cores', '?')} cores, "
              f"{(m.get('memory_bytes') or 0) / 2**30:.0f} GiB, {m.get('os', '?')}, "
              f"kernel {m.get('kernel', '?')}. concbench {doc.concbench_revision}.", "",
@@ -34,6 +35,14 @@ def serialize(doc: ResultsDocument) -> bytes:
         lines += render_table(table)
     lines += toolchains_section(doc, "##") + warnings_section(doc, "##")
     return "\n".join(lines).encode()
+
+
+def summary_section(doc: ResultsDocument, heading: str) -> list[str]:
+    """The answer first: concbench.report.summary, a scan at its largest size."""
+    cases = summary.summaries(doc.cells, largest_only=True)
+    if not cases:
+        return []
+    return summary_text.markdown(cases, summary.machine_flags(doc.machine), heading)
 
 
 def toolchains_section(doc: ResultsDocument, heading: str) -> list[str]:

@@ -1,15 +1,18 @@
 """The self-contained HTML report: one file, every chart an inline SVG, no network needed.
 
-Per workload: the summary table (the rows of report.table, so every view shows the same
-figures), charts of the headline metric, peak RSS and threads against the scanned size,
-the scaling fits, latency percentiles for server workloads, and the sampled time series of
-RSS / threads / CPU of one run per cell, chosen from a list. Then the machine, toolchains
-and every warning. Failed cells show their status, never a number.
+First the answer: the summary of each run (concbench.report.summary: per workload the leader
+and every other contender as a ratio to it, with the flags that qualify a figure), then a
+table of contents. Per workload: its own summary (every size of a scan), the table (the rows
+of report.table, so every view shows the same figures), charts of the headline metric, peak
+RSS and threads against the scanned size, the scaling fits, latency percentiles for server
+workloads, and, folded until opened, the sampled time series of RSS / threads / CPU of one
+run per cell (drawn by the page from report.timeseries data). Then the runtime diagnostics
+(folded), the machine, toolchains and every warning. Failed cells show their status, never a
+number.
 """
 
 from __future__ import annotations
 
-import csv
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,56 +21,19 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from concbench.report import charts, diagnostics, hosts_table, scaling_table
+from concbench.report import charts, diagnostics, hosts_table, scaling_table, summary, \
+    summary_text, timeseries
+from concbench.report.summary import CaseSummary
 from concbench.report.table import Table, tables
-from concbench.report.views import Point, Series, WorkloadView, label, representative_run, \
-    varying, workload_views
+from concbench.report.views import Point, Series, WorkloadView, label, varying, workload_views
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.warnings import document_warnings
 
 TEMPLATES = Path(__file__).parent / "templates"
-MAX_SAMPLES = 400
-
-
-@dataclass(frozen=True)
-class SeriesPanel:
-    """The time series of one cell's representative run."""
-
-    label: str
-    svg: Markup | None
-    note: str
-    """Which run it is, or why there is none."""
 
 
 def _svg(data: bytes) -> Markup:
     return Markup(data.decode())
-
-
-def read_samples(path: Path) -> list[tuple[float, float, float, float]]:
-    """The sampler's CSV (t_s, rss_bytes, threads, cpu_s), thinned to MAX_SAMPLES rows."""
-    try:
-        with path.open() as f:
-            rows = [(float(r["t_s"]), float(r["rss_bytes"]), float(r["threads"]),
-                     float(r["cpu_s"])) for r in csv.DictReader(f)]
-    except (OSError, KeyError, ValueError):
-        return []
-    step = max(1, len(rows) // MAX_SAMPLES)
-    return rows[::step] + ([rows[-1]] if rows and (len(rows) - 1) % step else [])
-
-
-def series_panel(cell: CellResult, folder: Path | None) -> SeriesPanel:
-    name = f"{cell.contender} · " + ", ".join(f"{k}={v}" for k, v in cell.params.items())
-    chosen = representative_run(cell)
-    if chosen is None:
-        return SeriesPanel(name, None, f"{cell.status}: no ok run to show")
-    index, run = chosen
-    if folder is None or not run.samples_file:
-        return SeriesPanel(name, None, "no samples recorded")
-    rows = read_samples(folder / run.samples_file)
-    if not rows:
-        return SeriesPanel(name, None, f"samples file {run.samples_file} not found")
-    note = f"run {index + 1} of {len(cell.runs)} (median wall time), {run.samples_file}"
-    return SeriesPanel(name, _svg(charts.timeseries(rows, name)), note)
 
 
 def latency_series(cells: tuple[CellResult, ...]) -> list[Series]:
@@ -84,29 +50,68 @@ def latency_series(cells: tuple[CellResult, ...]) -> list[Series]:
                        for pct, v in sorted(by_pct.items()))
         if points:
             found.append(Series(label(cell, keys), points, cell.contender))
-    return found
+    return sorted(found, key=_p99)
+
+
+def _p99(series: Series) -> float:
+    """Latency series in order of their p99 (or their highest percentile below it)."""
+    below = [p for p in series.points if p.x <= 99 and p.y is not None]
+    return max(below, key=lambda p: p.x).y if below else float("inf")
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One case and metric of a summary, ready for the template."""
+
+    label: str
+    """The case's name on its first metric's row, else ""."""
+    anchor: str
+    metric: str
+    leader: summary_text.Item | None
+    others: tuple[summary_text.Item, ...]
+    common: str
+    note: str
+
+
+def summary_rows(cases: list[CaseSummary], anchor_prefix: str) -> list[SummaryRow]:
+    rows, previous = [], None
+    for case in cases:
+        items = summary_text.items(case)
+        leader = items[0] if items and items[0].kind == "leader" else None
+        label = summary_text.case_label(case)
+        shown = label if label != previous else ""
+        rows.append(SummaryRow(shown, f"{anchor_prefix}-{case.workload}",
+                               summary_text.metric_label(case), leader,
+                               tuple(items[1:] if leader else items),
+                               summary_text.flag_words(case.common), case.note if shown else ""))
+        previous = label
+    return rows
 
 
 @dataclass(frozen=True)
 class Section:
     view: WorkloadView
     table: Table
+    summary: list[SummaryRow]
     charts: tuple[Markup, ...]
     fit_rows: list[tuple[str, ...]]
     latency: Markup | None
-    panels: tuple[SeriesPanel, ...]
+    panels: tuple[timeseries.SeriesPanel, ...]
+    panels_json: Markup
 
 
-def section(view: WorkloadView, table: Table, folder: Path | None,
-            colors: charts.Colors) -> Section:
+def section(view: WorkloadView, table: Table, folder: Path | None, colors: charts.Colors,
+            cases: list[SummaryRow]) -> Section:
     latency = None
     if view.servers:
         lat = latency_series(view.cells)
         if lat:
             latency = _svg(charts.latency(lat, colors=colors))
-    return Section(view, table, tuple(_svg(charts.render(c, colors=colors)) for c in view.charts),
-                   scaling_table.rows(view.fits), latency,
-                   tuple(series_panel(c, folder) for c in view.cells))
+    panels = [timeseries.panel(c, folder) for c in view.cells]
+    return Section(view, table, cases,
+                   tuple(_svg(charts.render(c, colors=colors)) for c in view.charts),
+                   scaling_table.rows(view.fits), latency, tuple(panels),
+                   timeseries.script_json(panels))
 
 
 def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
@@ -150,8 +155,15 @@ def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, obj
     views = workload_views(list(doc.cells))
     by_name = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
     colors = charts.palette([c.contender for c in doc.cells])
-    return {"doc": doc,
-            "sections": [section(v, by_name[v.workload], folder, colors) for v in views],
+    every_size = summary_rows(summary.summaries(doc.cells), doc.run_id)
+    sections = [section(v, by_name[v.workload], folder, colors,
+                        [r for r in every_size if r.anchor == f"{doc.run_id}-{v.workload}"])
+                for v in views]
+    top = summary.summaries(doc.cells, largest_only=True)
+    glance = summary_text.glance(top)
+    return {"doc": doc, "sections": sections, "summary": summary_rows(top, doc.run_id),
+            "glance": glance, "glance_columns": summary_text.glance_columns(glance),
+            "machine_flags": summary.machine_flags(doc.machine),
             "warnings": _warnings(doc, views), "profiles": profile_rows(doc),
             "diagnostics": diagnostics.rows(doc.cells),
             "hosts": hosts_table.rows(doc), "host_headers": hosts_table.HEADERS,
@@ -170,4 +182,6 @@ def render(docs: list[tuple[ResultsDocument, Path | None]]) -> str:
     """The report of one or more results documents, each with its run folder (for samples)."""
     contexts = [document_context(doc, folder) for doc, folder in docs]
     title = "concbench report: " + ", ".join(doc.run_id for doc, _ in docs)
-    return _environment().get_template("report.html.j2").render(title=title, documents=contexts)
+    return _environment().get_template("report.html.j2").render(
+        title=title, documents=contexts, legend=summary_text.LEGEND, method=summary_text.METHOD,
+        glance_headers=summary_text.GLANCE_HEADERS)

@@ -1,14 +1,16 @@
-"""The Markdown report for a post: per workload the seed-style tables (contender rows, size
-columns), each followed by its chart as an SVG or PNG file beside the Markdown, the summary
-table, the scaling fits, the machine and toolchains, and every warning."""
+"""The Markdown report for a post: first the summary (who led each workload, by how much),
+then per workload its own summary (every size of a scan), the seed-style tables (contender
+rows, size columns), each followed by its chart as an SVG or PNG file beside the Markdown,
+the summary table, the scaling fits, the machine and toolchains, and every warning."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from concbench import outputs
-from concbench.export.markdown_format import render_table, toolchains_section, warnings_section
-from concbench.report import charts, scaling_table
+from concbench.export.markdown_format import render_table, summary_section, \
+    toolchains_section, warnings_section
+from concbench.report import charts, scaling_table, summary, summary_text
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
 from concbench.report.views import chart
@@ -66,16 +68,20 @@ def _fits(doc: ResultsDocument, workload: str) -> list[str]:
 
 def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
               files: dict[str, bytes]) -> list[str]:
-    lines = [f"## Run {doc.run_id}", "", _machine(doc), "", *hosts_table.markdown(doc)]
-    summaries = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
+    lines = [f"## Run {doc.run_id}", "", *summary_section(doc, "###"), _machine(doc), "",
+             *hosts_table.markdown(doc)]
+    tables_of = {t.workload: t for t in tables(doc.cells, doc.plan.get("reference"))}
     seeds = seed_tables(list(doc.cells))
     colors = charts.palette([c.contender for c in doc.cells])
-    for workload, summary in summaries.items():
+    every_size = summary.summaries(doc.cells)
+    for workload, table_of in tables_of.items():
         lines += [f"### {workload}", ""]
+        lines += summary_text.markdown_rows([c for c in every_size if c.workload == workload])
+        lines.append("")
         for table in (t for t in seeds if t.workload == workload):
             lines += _seed_section(table, chart_dir, fmt, files, colors)
         lines += _latency(doc, workload, chart_dir, fmt, files, colors)
-        lines += ["#### Summary", ""] + render_table(summary)[2:] + _fits(doc, workload)
+        lines += ["#### Summary", ""] + render_table(table_of)[2:] + _fits(doc, workload)
     return lines + toolchains_section(doc, "###") + warnings_section(doc, "###")
 
 

@@ -233,8 +233,7 @@ def _largest(cells: list[CellResult], param: str) -> tuple[list[CellResult], str
     sizes = sorted({c.params[param] for c in cells})
     shown = sorted({c.params[param] for c in kept})
     left = [s for s in sizes if s not in shown]
-    note = (f"at the largest {param} of the scan ({', '.join(f'{s:,}' for s in sizes)}); the "
-            "report has every size") if left else ""
+    note = f"largest {param} of the scan: {', '.join(f'{s:,}' for s in sizes)}" if left else ""
     return kept, note
 
 

@@ -116,23 +116,115 @@ def markdown_rows(cases: list[CaseSummary]) -> list[str]:
         line = " ".join(parts)
         if case.common:
             line += f" (every figure: *{flag_words(case.common)}*)"
-        if case.note:
-            line += f" ({case.note})"
         shown = label if label != previous else ""
+        if case.note and shown:
+            line += f" ({case.note})"
         previous = label
         lines.append(f"| {_escape(shown)} | {metric_label(case)} | {_escape(line)} |")
     return lines
 
 
 def markdown(cases: list[CaseSummary], machine: list[Flag], heading: str) -> list[str]:
-    """The summary section: legend, the machine's flags, the table."""
-    lines = [f"{heading} Summary", "", f"Per workload and metric: {LEGEND}. Method: {METHOD}.",
-             ""]
+    """The summary section: who led and by how much (one row per case), then every
+    contender against the leader, the legend and the method."""
+    lines = [f"{heading} Summary", "",
+             "Who led each workload, and by how much over the next contender; a flag in "
+             "*[italics]* qualifies the figure beside it (see Warnings).", ""]
     if machine:
-        lines += [f"Machine: *{flag_words(machine)}*, which qualifies every figure "
-                  "(see Warnings).", ""]
-    return lines + markdown_rows(cases) + [""]
+        lines += [f"Machine: *[{flag_words(machine)}]*, which qualifies every figure.", ""]
+    lines += markdown_glance(glance(cases)) + ["", f"{heading}# Every contender against the "
+                                                   "leader", ""]
+    return lines + markdown_rows(cases) + ["", f"Per workload and metric: {LEGEND}. "
+                                               f"Method: {METHOD}.", ""]
+
+
+def markdown_glance(rows: list[GlanceRow]) -> list[str]:
+    columns = glance_columns(rows)
+    lines = ["| case | " + " | ".join(GLANCE_HEADERS[c] for c in columns) + " |",
+             "|" + "---|" * (len(columns) + 1)]
+    for row in rows:
+        cells = [_glance_markdown(row.cells[c]) for c in columns]
+        lines.append(f"| {_escape(row.label)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _glance_markdown(cell: GlanceCell | None) -> str:
+    if cell is None:
+        return ""
+    flags = f" *[{flag_words(cell.flags)}]*" if cell.flags else ""
+    return _escape(f"**{cell.leader}** {cell.figure}{cell.margin}{flags}")
 
 
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s"), "memory": ("memory", "server memory"),
+                  "latency": ("p99",)}
+GLANCE_HEADERS = {"speed": "time / throughput", "memory": "memory", "latency": "p99 latency"}
+
+
+@dataclass(frozen=True)
+class GlanceCell:
+    """Who led one metric of a case, and by how much over the next contender."""
+
+    leader: str
+    figure: str
+    margin: str
+    """", 1.34× ahead of go", " ≈ go (1.02×, not told apart)", or "" when alone; then the
+    contenders without a figure ("; ✗ go: crash")."""
+    flags: tuple[Flag, ...]
+    """The leader's flags and the case's own (every figure's)."""
+
+    def text(self) -> str:
+        flags = f" [{flag_words(self.flags)}]" if self.flags else ""
+        return f"{self.leader} {self.figure}{self.margin}{flags}"
+
+
+@dataclass(frozen=True)
+class GlanceRow:
+    label: str
+    workload: str
+    cells: dict[str, GlanceCell | None]
+    """Column (GLANCE_COLUMNS) → its cell; None where the case has no such metric or no
+    contender has a figure."""
+
+
+def _margin(case: CaseSummary) -> str:
+    rest = [s for s in case.standings[1:] if s.ranked]
+    failed = [s for s in case.standings if not s.ranked]
+    text = ""
+    if rest and rest[0].tied:
+        text = f" ≈ {rest[0].contender} ({ratio(rest[0].ratio or 1)}, not told apart)"
+    elif rest:
+        text = f", {ratio(rest[0].ratio or 1)} ahead of {rest[0].contender}"
+    if len(failed) == 1:
+        text += f"; ✗ {failed[0].contender}: {failed[0].status}"
+    elif failed:
+        text += f"; ✗ {len(failed)} without a figure"
+    return text
+
+
+def _glance_cell(case: CaseSummary) -> GlanceCell | None:
+    lead = case.leader
+    if lead is None:
+        return None
+    return GlanceCell(lead.contender, figure(case, lead.figure), _margin(case),
+                      lead.flags + case.common)
+
+
+def glance(cases: list[CaseSummary]) -> list[GlanceRow]:
+    """One row per case: per column the leader and its margin over the next."""
+    rows: dict[str, GlanceRow] = {}
+    for case in cases:
+        label = case_label(case)
+        row = rows.setdefault(label, GlanceRow(label, case.workload,
+                                               {c: None for c in GLANCE_COLUMNS}))
+        column = next(c for c, names in GLANCE_COLUMNS.items() if case.metric.name in names)
+        row.cells[column] = _glance_cell(case)
+    return list(rows.values())
+
+
+def glance_columns(rows: list[GlanceRow]) -> list[str]:
+    """The columns some row has a cell in."""
+    return [c for c in GLANCE_COLUMNS if any(r.cells[c] is not None for r in rows)]

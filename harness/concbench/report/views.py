@@ -7,6 +7,7 @@ mark it as failed instead of drawing a number.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -147,8 +148,24 @@ def chart(cells: list[CellResult], metric: Metric, param: str | None) -> Chart:
     if param is not None:
         for pts in series.values():
             pts.sort(key=lambda p: p.x)
+    found = [Series(k, tuple(v), owner[k]) for k, v in series.items()]
     return Chart(metric.title, metric, param,
-                 tuple(Series(k, tuple(v), owner[k]) for k, v in series.items()))
+                 tuple(sorted(found, key=lambda s: figure_order(s, metric, param))))
+
+
+def figure_order(series: Series, metric: Metric, param: str | None) -> tuple[float, float]:
+    """Sort key of a chart's series: the best figure first (highest for rates, lowest for
+    the rest). A scan is ordered at the largest size a series has a value for, the series
+    reaching the largest sizes first; side by side, by the geometric mean of its bars. A
+    series without any value comes last."""
+    valued = [p for p in series.points if p.y is not None and p.y > 0]
+    if not valued:
+        return (math.inf, math.inf)
+    sign = -1.0 if metric.kind == "rate" else 1.0
+    if param is not None:
+        last = max(valued, key=lambda p: p.x)
+        return (-float(last.x), sign * last.y)
+    return (0.0, sign * statistics.fmean(math.log(p.y) for p in valued))
 
 
 def _has(cells: list[CellResult], metric: Metric) -> bool:
