@@ -53,8 +53,10 @@ def test_a_bad_budget_table_is_a_message(table, message):
 
 def test_sleep_tasks_expected_and_ideal():
     spec = workloads.get("sleep-tasks")
-    p = spec.resolve({"tasks": 10_000, "cpu-iters": 1001})
-    assert spec.expected(p) == {"tasks": 10_000, "cpu_sum": 5_000_000}
+    p = spec.resolve({"tasks": 10_000, "cpu-iters": 2, "cpu-seed": 0})
+    # two steps of x ← 1664525·x + 1013904223 (mod 2³²) from 0: 1013904223, then 1196435762
+    assert spec.expected(p) == {"tasks": 10_000,
+                                "cpu_sum": 10_000 * ((1013904223 + 1196435762) % 2**32)}
     assert spec.ideal_s(p, resolve(None, True, p)) == pytest.approx(5.0)  # 100 ms × ⌈10000/200⌉
     assert spec.ideal_s(p, UNBOUNDED) == pytest.approx(0.1)
 
@@ -75,12 +77,12 @@ def test_channel_expected_per_etype():
 
 def test_check_reports_each_wrong_field_and_the_pool_size():
     spec = workloads.get("sleep-tasks")
-    p = spec.resolve({"tasks": 10, "cpu-iters": 10, "pool-size": 4})
-    good = {"tasks": 10, "cpu_sum": 50, "pool_size": 4}
+    p = spec.resolve({"tasks": 10, "cpu-iters": 0, "sleep-ms": 5, "pool-size": 4})
+    good = {"tasks": 10, "cpu_sum": 0, "pool_size": 4, "slept_min_ns": 5_000_000}
     assert spec.check(p, good, pooled=True) == []
     assert spec.check(p, {**good, "pool_size": None}, pooled=False) == []
     problems = spec.check(p, {**good, "cpu_sum": 49}, pooled=True)
-    assert problems == ["cpu_sum=49, expected 50"]
+    assert problems == ["cpu_sum=49, expected 0"]
     assert spec.check(p, good, pooled=False) == ["pool_size=4, expected None"]
     assert spec.check(p, "nope", pooled=True) == ["result is not an object: 'nope'"]
 
@@ -91,6 +93,10 @@ def test_spawn_idle_late_mark_is_a_problem():
     assert spec.check_marks(p, {"all-spawned": {"elapsed_ns": 50_000_000}}) == []
     assert "hold-ms" in spec.check_marks(p, {"all-spawned": {"elapsed_ns": 150_000_000}})[0]
     assert spec.check_marks(p, {}) == ["no all-spawned mark"]
+    # the last task started just before the mark: it sleeps its hold after it
+    mark = {"all-spawned": {"elapsed_ns": 50_000_000}}
+    assert spec.check_marks(p, mark, 151_000_000) == []
+    assert "after the all-spawned mark" in spec.check_marks(p, mark, 101_000_000)[0]
 
 
 def test_param_bounds_and_choices():

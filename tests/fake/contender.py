@@ -10,7 +10,10 @@ all iterations), zerotime (elapsed_ns 0), uneven (channel: the right total, but 
 got an event of another's), reorder (iteration indexes out of order), wrongat (right
 everywhere but in iteration $FAKE_WRONG_AT: a check of one iteration only lets it pass),
 skippass (ring: the token moves two places per pass), closedform (skynet: the closed-form
-sum, no tree). burn spends 0.3 s of CPU in every iteration.
+sum, no tree), sharedsleep (fanout: one sleep serves the three sub-fetches), sharedtimer
+(sleep-tasks and spawn-idle: every task waits on one timer armed when the iteration starts, so
+tasks started later sleep less), foldcpu (sleep-tasks: the CPU loop's closed form, as a
+compiler folding Σ i % 2 reports it). burn spends 0.3 s of CPU in every iteration.
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -29,13 +32,15 @@ import time
 PARAMS = {
     "fanout": ["requests", "concurrency", "user-ms", "orders-ms", "prefs-ms",
                "notifications-ms", "pool-size"],
-    "sleep-tasks": ["tasks", "sleep-ms", "cpu-iters", "pool-size"],
+    "sleep-tasks": ["tasks", "sleep-ms", "cpu-iters", "cpu-seed", "pool-size"],
     "spawn-idle": ["tasks", "hold-ms"],
     "channel": ["workers", "events", "queue", "etype", "esize"],
     "ring": ["rings", "size", "passes", "sample-every"],
     "skynet": ["size", "branch"],
 }
 POOLED = {"sleep-tasks", "fanout"}
+SPAWN_S = 0.03
+"""How long sharedtimer's spawn-idle takes to start its tasks."""
 
 
 def fail(message, code=2):
@@ -75,14 +80,32 @@ def lower_bound(workload, p, pool):
     return 0.0
 
 
+FETCHES = ("user", "orders", "prefs", "notifications")
+LATE_NS = 100_000
+"""How late the fake's timers wake (0.1 ms)."""
+
+
+def cpu_loop(seed, k):
+    """A task's CPU loop (docs/contract.md, sleep-tasks), run as written."""
+    x, s = seed, 0
+    for _ in range(k):
+        x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
+        s = (s + x) & 0xFFFFFFFF
+    return s
+
+
 def result(workload, p, pool):
     if workload == "fanout":
         r = p["requests"]
         return {"profiles": r, "id_sum": r * (r + 1) // 2,
-                "id_sq_sum": r * (r + 1) * (2 * r + 1) // 6, "items": 5 * r, "pool_size": pool}
+                "id_sq_sum": r * (r + 1) * (2 * r + 1) // 6, "items": 5 * r, "pool_size": pool,
+                "fetched": {kind: r for kind in FETCHES},
+                "slept_min_ns": {kind: p[f"{kind}-ms"] * 1_000_000 + LATE_NS
+                                 for kind in FETCHES}}
     if workload == "sleep-tasks":
-        return {"tasks": p["tasks"], "cpu_sum": p["tasks"] * (p["cpu-iters"] // 2),
-                "pool_size": pool}
+        return {"tasks": p["tasks"],
+                "cpu_sum": p["tasks"] * cpu_loop(p["cpu-seed"], p["cpu-iters"]),
+                "pool_size": pool, "slept_min_ns": p["sleep-ms"] * 1_000_000 + LATE_NS}
     if workload == "spawn-idle":
         return {"tasks": p["tasks"]}
     if workload == "ring":
@@ -135,6 +158,15 @@ def cheat(mode, workload, p, res):
     if mode == "uneven" and workload == "channel" and p["workers"] >= 2:
         res["min_events"] -= 1
         res["max_events"] += 1
+    if mode == "sharedsleep" and workload == "fanout":
+        # one sleep of the longest sub-fetch, then the three built without sleeping
+        for kind in ("prefs", "notifications"):
+            res["slept_min_ns"][kind] = 2_000
+    if mode == "sharedtimer" and workload == "sleep-tasks":
+        # the tasks started over 5 ms wait on one timer armed as the first started
+        res["slept_min_ns"] = max(0, p["sleep-ms"] * 1_000_000 - 5_000_000)
+    if mode == "foldcpu" and workload == "sleep-tasks":
+        res["cpu_sum"] = p["tasks"] * (p["cpu-iters"] // 2)
     if mode == "floats":
         res = {k: float(v) if isinstance(v, int) else v for k, v in res.items()}
     return res
@@ -217,13 +249,17 @@ def main():
     pool = p.get("pool-size") if workload in POOLED else None
     for index in range(p["warmup"] + p["iterations"]):
         start = time.perf_counter_ns()
+        wait = 0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005
         if workload == "spawn-idle":
-            delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" else 0.001
+            delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" \
+                else SPAWN_S if mode == "sharedtimer" else 0.001
             time.sleep(delay)
             if mode != "onemark" or index == 0:
                 emit({"type": "mark", "name": "all-spawned", "index": index,
                       "elapsed_ns": time.perf_counter_ns() - start})
-        time.sleep(0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005)
+            if mode == "sharedtimer":  # one timer armed at the start: the hold counts from there
+                wait = p["hold-ms"] / 1000 - delay + 0.001
+        time.sleep(wait)
         if mode == "burn":  # 0.3 s of this process's CPU in every iteration
             spin_until = time.process_time() + 0.3
             while time.process_time() < spin_until:

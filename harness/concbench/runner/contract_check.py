@@ -96,5 +96,5 @@ def mark_problems(spec: WorkloadSpec, params: Params, messages: list[dict[str, A
                                 "integer elapsed_ns")
             elif spec.check_marks:
                 problems += [f"iteration {it.index}: {p}"
-                             for p in spec.check_marks(params, {name: mark})]
+                             for p in spec.check_marks(params, {name: mark}, it.elapsed_ns)]
     return problems

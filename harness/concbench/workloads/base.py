@@ -70,14 +70,18 @@ class WorkloadSpec:
     pool_param: str | None = "pool-size"
     marks: tuple[str, ...] = ()
     """Marks a run must print; the harness records RSS and threads at each."""
-    check_marks: Callable[[Params, dict[str, dict]], list[str]] | None = None
-    """Problems with the marks of a run (for example a mark that came too late)."""
+    check_marks: Callable[..., list[str]] | None = None
+    """Problems with an iteration's marks, given (params, {name: mark}, the iteration's
+    elapsed_ns): a mark that came too late, an iteration that ended too soon after it."""
     rate_mark: str | None = None
     """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
     lower_bound_s: Callable[[Params, ThreadBudget], float | None] | None = None
     """No correct iteration can be faster (its waits alone take this long); None: no bound."""
     server: "ServerSpec | None" = None
     """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""
+    result_problems: Callable[[Params, dict[str, Any]], list[str]] | None = None
+    """Problems with the proofs in a result that are bounds, not values: the sleeps its
+    tasks measured, the work its sub-tasks counted (each message names the hole)."""
     param_problems: Callable[[Params], list[str]] | None = None
     """Problems with a combination of parameters that each pass their own bounds (for example
     skynet's size, which must be a power of its branch); any problem is a UserError (exit 2)."""
@@ -115,4 +119,6 @@ class WorkloadSpec:
             elif result["pool_size"] != want_pool or type(result["pool_size"]) is not type(
                     want_pool):
                 problems.append(f"pool_size={result['pool_size']!r}, expected {want_pool!r}")
+        if self.result_problems:
+            problems += self.result_problems(params, result)
         return problems

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 
+from typing import Any
+
 from concbench.workloads.base import Param, Params, WorkloadSpec
 from concbench.workloads.budget import ThreadBudget
+from concbench.workloads.proofs import missing, short_sleep
 
-_DELAYS = ("user-ms", "orders-ms", "prefs-ms", "notifications-ms")
+FETCHES = ("user", "orders", "prefs", "notifications")
+_DELAYS = tuple(f"{kind}-ms" for kind in FETCHES)
 
 
 def _expected(p: Params) -> dict[str, int]:
@@ -15,6 +19,31 @@ def _expected(p: Params) -> dict[str, int]:
     return {"profiles": r, "id_sum": r * (r + 1) // 2,
             "id_sq_sum": r * (r + 1) * (2 * r + 1) // 6,  # proves each id was built once
             "items": 5 * r}
+
+
+def _proof_problems(p: Params, result: dict[str, Any]) -> list[str]:
+    """Each fetch counts itself and times its own sleep: `fetched` and `slept_min_ns` per
+    kind. One sleep that fills the three sub-fetches leaves two of them unslept."""
+    problems = [m for m in (missing(result, "fetched", "each fetch kind's count"),
+                            missing(result, "slept_min_ns", "each fetch kind's shortest sleep"))
+                if m]
+    if problems:
+        return problems
+    fetched, slept = result["fetched"], result["slept_min_ns"]
+    if not isinstance(fetched, dict) or not isinstance(slept, dict):
+        return ["fetched and slept_min_ns must be objects keyed by fetch kind"]
+    for kind in FETCHES:
+        got = fetched.get(kind)
+        if got != p["requests"] or type(got) is not int:
+            problems.append(f"fetched {kind}={got!r}, expected {p['requests']} (each {kind} "
+                            "fetch counts itself after its own sleep)")
+        problem = short_sleep(f"slept_min_ns {kind}", slept.get(kind), p[f"{kind}-ms"],
+                              f"{kind} fetches slept at least",
+                              "a fetch did not sleep its own wait (one sleep shared by "
+                              "several fetches, or none)")
+        if problem:
+            problems.append(problem)
+    return problems
 
 
 def _ideal_s(p: Params, budget: ThreadBudget) -> float:
@@ -47,6 +76,7 @@ SPEC = WorkloadSpec(
         Param("pool-size", 200, "threads of each fixed pool (pooled styles only)", 1, 30_000),
     ),
     expected=_expected,
+    result_problems=_proof_problems,
     ideal_s=_ideal_s,
     lower_bound_s=_ideal_s,
     throughput_unit="profiles",
