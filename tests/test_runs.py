@@ -259,8 +259,9 @@ def test_two_runs_at_once_share_the_store_and_never_a_folder(fake_bench):
 
 
 def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_bench):
-    """30 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment, then resumed;
-    every planned cell ends up in results.json and the store exactly once."""
+    """12 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment, then resumed;
+    every planned cell ends up in results.json and the store exactly once. Most kills must
+    land mid-plan, or the test would only resume finished plans."""
     import random
     import signal
     import subprocess
@@ -271,7 +272,8 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
     rng = random.Random(20261122)
     plan = ["run", "sleep-tasks", "--contender", "fake-good", "--scan", "tasks=100,200,300",
             "--param", "sleep-ms=1", "--param", "pool-size=10", "--runs", "2"]
-    for attempt in range(30):
+    attempts, unfinished = 12, 0
+    for attempt in range(attempts):
         before = {p.name for p in (fake_bench.root / "results").glob("*") if p.is_dir()}
         proc = subprocess.Popen([sys.executable, "-m", "concbench", *plan], env=fake_bench.env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -284,6 +286,7 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
             continue
         (results,) = new
         kept = {c["params"]["tasks"]: c for c in json.loads(results.read_text())["cells"]}
+        unfinished += len(kept) < 3
         done = fake_bench("run", "sleep-tasks", "--resume", results.parent.name)
         assert done.code == 0, (attempt, done.stderr[-1500:])
         doc = json.loads(results.read_text())
@@ -296,6 +299,7 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
             assert store.count_runs(doc["run_id"]) == 6, attempt
         finally:
             store.close()
+    assert unfinished >= attempts // 2, f"only {unfinished} of {attempts} kills left work"
 
 
 def test_interleaved_runs_go_in_rounds_and_each_round_is_recorded(fake_bench):
@@ -311,3 +315,84 @@ def test_interleaved_runs_go_in_rounds_and_each_round_is_recorded(fake_bench):
     cells = {c["contender"]: c for c in doc["cells"]}
     assert [len(c["runs"]) for c in cells.values()] == [3, 3, 3]
     assert cells["fake-good"]["status"] == "ok" and cells["fake-crash"]["status"] == "crash"
+
+
+def _recorded_runs(path: Path) -> dict[str, list[dict]]:
+    try:
+        doc = json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+    return {c["contender"]: c["runs"] for c in doc["cells"]}
+
+
+def test_an_interleaved_plan_killed_mid_round_keeps_each_run_and_resumes(fake_bench):
+    """results.json is rewritten after every run of an interleaved plan, so a kill keeps every
+    run done; --resume goes on from those runs (not measured again) to the planned count."""
+    import signal
+    import subprocess
+    import sys
+
+    from concbench.resultset.store import Store
+
+    plan = ["run", "sleep-tasks", "--contender", "fake-good", "--contender", "fake-wrong",
+            "--param", "tasks=10", "--param", "sleep-ms=300", "--param", "pool-size=10",
+            "--runs", "4", "--interleave"]
+    proc = subprocess.Popen([sys.executable, "-m", "concbench", *plan], env=fake_bench.env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while True:  # round 1 done (one run of each cell on disk): stop it in round 2
+        found = {p.parent: _recorded_runs(p)
+                 for p in (fake_bench.root / "results").glob("*/results.json")}
+        runs = next(iter(found.values()), {})
+        if sum(map(len, runs.values())) >= 2:
+            break
+        assert proc.poll() is None, "the plan ended before a run of it was on disk"
+        assert time.monotonic() < deadline, "results.json never showed a run of the plan"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    (folder,) = found
+    kept = _recorded_runs(folder / "results.json")
+    assert set(kept) == {"fake-good", "fake-wrong"}
+    assert all(1 <= len(r) < 4 for r in kept.values()), {k: len(r) for k, r in kept.items()}
+    res = fake_bench("run", "sleep-tasks", "--resume", folder.name)
+    assert res.code == 0, res.stderr[-2000:]
+    doc = json.loads((folder / "results.json").read_text())
+    final = {c["contender"]: c for c in doc["cells"]}
+    assert {k: len(c["runs"]) for k, c in final.items()} == {"fake-good": 4, "fake-wrong": 4}
+    assert (final["fake-good"]["status"], final["fake-wrong"]["status"]) == ("ok", "invalid")
+    for name, runs in kept.items():  # the runs before the kill, kept as they were
+        assert final[name]["runs"][:len(runs)] == runs, name
+    store = Store(fake_bench.env["CONCBENCH_STORE"])
+    try:
+        assert store.count_runs(doc["run_id"]) == 8
+    finally:
+        store.close()
+
+
+def test_resume_retries_an_unavailable_cell_once_its_tool_is_there(fake_bench, tmp_path):
+    """A toolchain whose tool is missing makes its cells unavailable; after the tool is
+    installed, --resume measures them (and keeps the cells that were measured)."""
+    needy = fake_bench.root / "contenders" / "needy"
+    needy.mkdir()
+    (needy / "contenders.toml").write_text(
+        '[toolchain]\nname = "needy"\nrequires = ["concbench-test-tool"]\n'
+        'version = [["{python}", "--version"]]\nbuild = []\n\n'
+        '[contenders.needy-good]\nrun = ["{python}", "../fake/contender.py", "good"]\n'
+        'workloads = ["sleep-tasks"]\npooled = ["sleep-tasks"]\n')
+    res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--contender",
+                     "needy-good", *SMALL, "--runs", "1")
+    assert res.code == 0, res.stderr[-2000:]
+    first = {c["contender"]: c for c in fake_bench.last()["cells"]}
+    assert first["needy-good"]["status"] == "unavailable"
+    assert "concbench-test-tool not found" in first["needy-good"]["reason"]
+    tool = tmp_path / "bin" / "concbench-test-tool"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    fake_bench.env["PATH"] = f"{tool.parent}:{fake_bench.env['PATH']}"
+    res = fake_bench("run", "sleep-tasks", "--resume", fake_bench.last()["run_id"])
+    assert res.code == 0, res.stderr[-2000:]
+    again = {c["contender"]: c for c in fake_bench.last()["cells"]}
+    assert again["needy-good"]["status"] == "ok", again["needy-good"]["reason"]
+    assert again["fake-good"] == first["fake-good"]  # measured once, kept

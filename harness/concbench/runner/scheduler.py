@@ -99,10 +99,21 @@ class _Cell:
         return not self.stopped and len(self.runs) < self.planned
 
 
+def _unfinished(cell: CellResult) -> bool:
+    """Recorded part-way (an interleaved plan records a cell after each of its runs): fewer
+    runs than planned, the last of them not one that ends its cell."""
+    planned = cell.metadata.get("runs_planned")
+    return (isinstance(planned, int) and 0 < len(cell.runs) < planned
+            and cell.runs[-1].status not in STOP_AFTER)
+
+
 def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
              say=lambda _m: None) -> None:
-    """Cell after cell, or in rounds when the plan interleaves (see Settings.interleave)."""
-    done = recorder.done_keys()
+    """Cell after cell, or in rounds when the plan interleaves (see Settings.interleave).
+    On --resume, finished cells are kept and an unfinished one goes on from its runs."""
+    kept = recorder.done_keys()
+    partial = {c.key: c.runs for c in recorder.doc.cells if c.key in kept and _unfinished(c)}
+    done = kept - set(partial)
     servers = prepare(plan, builder, say)
     if servers is not None:
         recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
@@ -110,7 +121,7 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
     if servers is not None and servers.remotes is not None:
         recorder.set_machine({"roles": servers.remotes.record()})
     try:
-        _run_cells(plan, builder, recorder, observer, servers, done, say)
+        _run_cells(plan, builder, recorder, observer, servers, done, partial, say)
     finally:
         if servers is not None and servers.remotes is not None:
             recorder.set_machine({"roles": servers.remotes.record()})
@@ -118,7 +129,7 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
 
 
 def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
-               servers: ServerContext | None, done: set, say) -> None:
+               servers: ServerContext | None, done: set, partial: dict, say) -> None:
     waiting: list[_Cell] = []
     for index, cell in enumerate(plan.cells):
         if cell.key in done:
@@ -127,6 +138,8 @@ def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Obser
         state = _open(plan, index, cell, builder, recorder, observer, servers)
         if state is None:
             continue
+        state.runs += partial.get(cell.key, ())
+        observer.cell_skipped(cell, len(state.runs))  # the runs done before, in the progress
         if plan.settings.interleave:
             waiting.append(state)
             continue
