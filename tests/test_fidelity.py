@@ -100,11 +100,29 @@ def test_peak_threads_and_cpu_are_seen():
     assert out.sampler_cpu_s > 0
 
 
-@pytest.mark.skipif(shutil.which("sleep") is None, reason="no sleep binary")
-def test_timeout_escalates_and_reports():
-    out = execute(["bash", "-c", "trap '' TERM; sleep 30"], Path.cwd(), dict(os.environ),
+STUBBORN = ("import signal, sys, time\n"
+            "log = open(sys.argv[1], 'w', buffering=1)\n"
+            "signal.signal(signal.SIGTERM, lambda *_: log.write(f'term {time.monotonic()}\\n'))\n"
+            "while True:\n"
+            "    log.write(f'alive {time.monotonic()}\\n')\n"
+            "    time.sleep(0.05)\n")
+
+
+def test_a_timeout_sends_sigterm_then_sigkill_after_the_grace(tmp_path):
+    """A run past its timeout gets SIGTERM first, and SIGKILL only KILL_GRACE_S (5 s) later:
+    the contender, which ignores SIGTERM, is seen alive for most of the grace after it."""
+    from concbench.runner.executor import KILL_GRACE_S
+
+    log = tmp_path / "log"
+    out = execute([sys.executable, "-c", STUBBORN, str(log)], tmp_path, dict(os.environ),
                   timeout_s=0.5)
-    assert out.timed_out and out.term_signal == 9  # SIGTERM ignored → SIGKILL after grace
+    assert out.timed_out and out.term_signal == 9
+    lines = [line.split() for line in log.read_text().splitlines()]
+    terms = [float(t) for kind, t in lines if kind == "term"]
+    assert len(terms) == 1, "no SIGTERM before the SIGKILL" if not terms else terms
+    last = max(float(t) for kind, t in lines if kind == "alive")
+    assert KILL_GRACE_S == 5.0
+    assert last - terms[0] >= 0.8 * KILL_GRACE_S, (terms[0], last)  # at once would be ~0
 
 
 def test_python_sampler_fallback_measures_too(monkeypatch):

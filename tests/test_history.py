@@ -138,3 +138,24 @@ def test_a_store_is_stamped_and_one_from_a_newer_concbench_is_refused(cli, tmp_p
     res = cli("--store", str(path), "history")
     assert res.code == 2 and "schema version 99, newer than this concbench's 1" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("elapsed_ms, median_ms", [([1.0, 3.0], 2.0), ([9.0, 1.0, 2.0], 2.0),
+                                                    ([4.0, 1.0, 2.0, 8.0], 3.0)])
+def test_the_store_keeps_each_runs_median(tmp_path, elapsed_ms, median_ms):
+    """The stored median_elapsed_s is the median of the run's measured iterations: the middle
+    one, or the mean of the two middle ones (never the maximum of two)."""
+    import sqlite3
+    from dataclasses import replace
+
+    from sample_doc import _run
+
+    doc = sample_document()
+    cell = replace(doc.cells[0], runs=(_run(elapsed_ms, 12, 5),))
+    store = Store(str(tmp_path / "s.sqlite"))
+    store.begin(doc)
+    store.add_cell(doc.run_id, cell)
+    store.close()
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        (stored,) = db.execute("SELECT median_elapsed_s FROM runs").fetchone()
+    assert stored == pytest.approx(median_ms / 1000)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -55,8 +56,8 @@ def _run_rows(run_id: str, cell: CellResult) -> list[tuple[Any, ...]]:
     params = json.dumps(cell.params, sort_keys=True)
     rows = []
     for index, (run, raw) in enumerate(zip(cell.runs, record["runs"])):
-        measured = sorted(it.elapsed_ns for it in run.measured())
-        median = measured[len(measured) // 2] / 1e9 if measured else None
+        measured = [it.elapsed_ns for it in run.measured()]
+        median = statistics.median(measured) / 1e9 if measured else None
         rows.append((run_id, cell.workload, cell.contender, params, index, run.status,
                      run.reason, run.wall_s, median, run.peak_rss_bytes, run.peak_threads,
                      run.cpu_s, json.dumps(raw)))
