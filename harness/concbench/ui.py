@@ -120,7 +120,12 @@ def print_fitted(title: str, headers: Sequence[str], rows: Sequence[Sequence[str
     keep = list(range(len(headers)))
     if _wide:
         table = _rich_table(title, headers, rows, keep, styled_status, STATUS_WIDTH[1])
-        out.print(table, width=max(out.width, _natural_width(table)), crop=False)
+        screen = out.width
+        out.width = max(screen, _natural_width(table))  # print() never goes past the width
+        try:
+            out.print(table, crop=False)
+        finally:
+            out.width = screen
         return
     dropped: list[str] = []
     fits = False

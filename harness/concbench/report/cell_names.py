@@ -11,6 +11,9 @@ from typing import Any, Mapping, Sequence
 
 from concbench.manifest import Contender
 from concbench.plan import CellPlan
+from concbench.workloads import WorkloadSpec
+
+POOL_SIZE = "pool-size"
 
 
 def _mentions_pool(table: Mapping[str, Any] | None, pool_param: str) -> bool:
@@ -18,6 +21,14 @@ def _mentions_pool(table: Mapping[str, Any] | None, pool_param: str) -> bool:
     written = re.compile(rf"(\d+\s*\*\s*)?{re.escape(pool_param)}")
     return any(isinstance(v, str) and written.fullmatch(v.strip())
                for v in (table or {}).values())
+
+
+def pool_param(spec: WorkloadSpec) -> str | None:
+    """The parameter sizing a style's pool: the spec's own (batch workloads check it in each
+    result), or pool-size where a server workload passes one to its contenders."""
+    if spec.pool_param:
+        return spec.pool_param
+    return POOL_SIZE if any(p.name == POOL_SIZE for p in spec.params) else None
 
 
 def applies(contender: Contender, workload: str, pool_param: str | None, param: str) -> bool:
@@ -36,7 +47,7 @@ class CellNames:
     def __init__(self, cells: Sequence[CellPlan]):
         self._varying: dict[str, list[str]] = {}
         self._contenders: dict[str, Contender] = {c.contender.name: c.contender for c in cells}
-        self._pool: dict[str, str | None] = {c.spec.name: c.spec.pool_param for c in cells}
+        self._pool: dict[str, str | None] = {c.spec.name: pool_param(c.spec) for c in cells}
         by_workload: dict[str, list[CellPlan]] = {}
         for cell in cells:
             by_workload.setdefault(cell.spec.name, []).append(cell)

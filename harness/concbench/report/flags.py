@@ -50,7 +50,7 @@ RULES: tuple[Rule, ...] = (
     _rule(r"^errors under load", "errors", SERVER_METRICS),
     _rule(r"^the latency backend used", "backend busy", SERVER_LOAD),
     _rule(r"^p99 latency .* over half", "p99 a floor", frozenset({"p99"})),
-    _rule(r"^the runtime reported \d+ CPUs", "ignores affinity"),
+    _rule(r"^the server's ready line says its runtime uses \d+ CPUs", "CPUs ≠ pinned"),
     _rule(r"^the hypervisor withheld up to ([\d.]+%)", r"stolen CPU (\1)"),
     _rule(r"process\(es\) of the contender outlived it", "escaped processes"),
     _rule(r"^server ended with .* after SIGTERM", "bad exit", SERVER_METRICS),
