@@ -45,69 +45,84 @@ def handoff_stats(stamps: array, every: int) -> dict[str, Any]:
             "handoff_samples": len(gaps)}
 
 
+class Rings:
+    """What one iteration's members share: the release, the readings of ring 1, the final
+    holders, and the two Futures the timer waits on."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, rings: int, size: int, passes: int,
+                 every: int):
+        self.loop, self.size, self.every = loop, size, every
+        self.release = loop.create_future()  # set to H by the timer: task 1's first token
+        self.all_waiting = loop.create_future()  # set by the last member to reach its first wait
+        self.all_done = loop.create_future()  # set by the last ring's final holder
+        self.holders = [0] * rings
+        self.stamps = array("q", bytes(8 * (passes // every + 1)))  # ring 1 only, preallocated
+        self.not_waiting = rings * size
+        self.not_done = rings
+
+    def arrived(self) -> None:
+        self.not_waiting -= 1
+        if self.not_waiting == 0:
+            self.all_waiting.set_result(None)
+
+    def finished(self, ring: int, holder: int) -> None:
+        self.holders[ring] = holder
+        self.not_done -= 1
+        if self.not_done == 0:
+            self.all_done.set_result(None)
+
+    async def member(self, ring: int, i: int, inboxes: list[Any]) -> int:
+        """Ring member i (0-based; id i + 1). Returns the tokens it received."""
+        new_future, clock, stamps, every = self.loop.create_future, now_ns, self.stamps, self.every
+        nxt = (i + 1) % self.size
+        timed = ring == 0
+        received = 0
+        # No await before the first wait: when the last member arrives here, every member has
+        # published its inbox (task 1 publishes its own after its first pass).
+        self.arrived()
+        if i == 0:
+            c = await self.release
+            if timed and c % every == 0:
+                stamps[c // every] = clock()
+            inboxes[nxt].set_result(c - 1)
+        while True:
+            inbox = inboxes[i] = new_future()
+            c = await inbox
+            if c < 0:  # stop: pass it on until it has gone round once
+                if c < -1:
+                    inboxes[nxt].set_result(c + 1)
+                return received
+            received += 1
+            if timed and c % every == 0:
+                stamps[c // every] = clock()
+            if c == 0:  # the final holder: stays in the ring until the stop comes round
+                self.finished(ring, i + 1)
+            else:
+                inboxes[nxt].set_result(c - 1)
+
+
 def setup(p: Params):
     rings, size = p.int("rings", 1), p.int("size", 2)
     passes, every = p.int("passes", 1), p.int("sample-every", 1)
 
     async def iteration(index: int) -> tuple[int, dict[str, Any]]:
-        loop = asyncio.get_running_loop()
-        release = loop.create_future()  # resolved with H by the timer: task 1's first token
-        all_waiting = loop.create_future()  # set by the last member to reach its first wait
-        all_done = loop.create_future()  # set by the last ring's final holder
-        holders = [0] * rings
-        stamps = array("q", bytes(8 * (passes // every + 1)))  # preallocated, ring 1 only
-        waiting, remaining = 0, rings
-
-        async def member(ring: int, i: int, inboxes: list[asyncio.Future]) -> int:
-            """Ring member i (0-based; id i + 1). Returns the tokens it received."""
-            nonlocal waiting, remaining
-            new_future, clock = loop.create_future, now_ns
-            nxt = (i + 1) % size
-            timed = ring == 0
-            received = 0
-            # No await before the first wait: when the last member counts itself here, every
-            # member has published its inbox (task 1 publishes after its first pass).
-            waiting += 1
-            if waiting == rings * size:
-                all_waiting.set_result(None)
-            if i == 0:
-                c = await release
-                if timed and c % every == 0:
-                    stamps[c // every] = clock()
-                inboxes[nxt].set_result(c - 1)
-            while True:
-                inbox = inboxes[i] = new_future()
-                c = await inbox
-                if c < 0:  # stop: pass it on until it has gone round once
-                    if c < -1:
-                        inboxes[nxt].set_result(c + 1)
-                    return received
-                received += 1
-                if timed and c % every == 0:
-                    stamps[c // every] = clock()
-                if c == 0:  # the final holder: stays in the ring until the stop comes round
-                    holders[ring] = i + 1
-                    remaining -= 1
-                    if remaining == 0:
-                        all_done.set_result(None)
-                else:
-                    inboxes[nxt].set_result(c - 1)
-
+        shared = Rings(asyncio.get_running_loop(), rings, size, passes, every)
         async with asyncio.TaskGroup() as tg:
             ring_inboxes: list[list[Any]] = [[None] * size for _ in range(rings)]
-            members = [tg.create_task(member(r, i, ring_inboxes[r]))
+            members = [tg.create_task(shared.member(r, i, ring_inboxes[r]))
                        for r in range(rings) for i in range(size)]
-            await all_waiting
+            await shared.all_waiting
             start = now_ns()
-            release.set_result(passes)
-            await all_done
+            shared.release.set_result(passes)
+            await shared.all_done
             elapsed = now_ns() - start
             for r in range(rings):
-                ring_inboxes[r][holders[r] - 1].set_result(-size)
+                ring_inboxes[r][shared.holders[r] - 1].set_result(-size)
 
+        holders = shared.holders
         result: dict[str, Any] = {"rings": rings, "passes": sum(m.result() for m in members),
                                   "holder_min": min(holders), "holder_max": max(holders)}
-        result.update(handoff_stats(stamps, every))
+        result.update(handoff_stats(shared.stamps, every))
         return elapsed, result
 
     return iteration
