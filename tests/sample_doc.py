@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+from pathlib import Path
 
 from concbench.resultset.model import CellResult, Iteration, ResultsDocument, RunResult
 from concbench.stats.cell import aggregate, unavailable
@@ -146,3 +148,19 @@ def rendered(name: str) -> str:
     doc = {"sample": sample_document, "servers": lambda: sample_document(servers=True),
            "troubled": troubled_document}[name]()
     return html.render([(doc, None)])
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def check_golden(name: str, produced: str | bytes) -> None:
+    """`produced` must equal tests/golden/<name>. With CONCBENCH_UPDATE_GOLDEN set the file is
+    rewritten, and the test still fails if it changed: a changed output is reviewed (git diff)
+    and the test rerun, never passed by the variable."""
+    golden = GOLDEN / name
+    text = produced.decode() if isinstance(produced, bytes) else produced
+    before = golden.read_text() if golden.exists() else None
+    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
+        golden.write_text(text)
+        assert text == before, f"{golden} rewritten: review `git diff {golden}`, then rerun"
+    assert text == before, f"differs from {golden}; regenerate with CONCBENCH_UPDATE_GOLDEN=1"

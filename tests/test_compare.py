@@ -4,7 +4,6 @@ baselines through the command line."""
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,16 +16,7 @@ from concbench.report import compare_table
 from concbench.resultset import io
 from concbench.stats.cell import aggregate, unavailable
 from concbench.workloads.budget import UNBOUNDED
-from sample_doc import _run, pooled, sample_document
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def _check_golden(name: str, produced: str) -> None:
-    golden = GOLDEN / name
-    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
-        golden.write_text(produced)
-    assert produced == golden.read_text(), "regenerate with CONCBENCH_UPDATE_GOLDEN=1"
+from sample_doc import _run, check_golden, pooled, sample_document
 
 
 def _new_document():
@@ -79,7 +69,7 @@ def test_one_measurement_is_never_significant_and_mann_whitney_needs_more():
 def test_comparison_markdown_matches_golden_file():
     base, new = sample_document(), _new_document()
     text = compare_table.markdown(compare(base, new), base.run_id, new.run_id, [], "welch")
-    _check_golden("compare.md", text)
+    check_golden("compare.md", text)
     go_row = next(line for line in text.splitlines() if "| go | tasks=1000 | time" in line)
     assert "slower" in go_row
 
@@ -89,7 +79,7 @@ def test_comparison_terminal_output_matches_golden_file():
     console = Console(record=True, width=170, color_system=None, force_terminal=False)
     compare_table.print_terminal(console, compare(base, new), base.run_id, new.run_id,
                                  ["different plans: a vs b"])
-    _check_golden("compare.txt", console.export_text())
+    check_golden("compare.txt", console.export_text())
 
 
 def _write(tmp_path: Path, doc) -> str:

@@ -1,57 +1,94 @@
 """Conformance: every real contender × workload passes `verify` at small sizes.
 
-The contenders are built first (cached by source content). A contender whose toolchain is
-missing is skipped here, unless CONCBENCH_STRICT is set (CI sets it): then it fails.
+One `build` (cached by source content) and one `verify` of every contender, as a user runs
+them; each contender is a test of its own on that verify's cells. A contender whose tool is
+missing here is skipped, which under CONCBENCH_STRICT (CI) is a failure; a build that fails
+for any other reason fails its contenders' tests.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+from collections import defaultdict
 
 import pytest
 
-from concbench import manifest, paths
+from concbench import manifest, paths, toolchains, workloads
 
-CONTENDERS = sorted(manifest.discover(paths.REPO_ROOT / "contenders"))
+ALL = manifest.discover(paths.REPO_ROOT / "contenders")
+CONTENDERS = sorted(ALL)
+TOOLCHAINS = sorted({c.toolchain.name for c in ALL.values()})
 STRICT = bool(os.environ.get("CONCBENCH_STRICT"))
+MISSING_TOOL = (" not found: ", "no JDK >= ")
+"""How toolchains.resolve says a tool is missing (the only reason to skip, outside CI)."""
 
 
-@pytest.fixture(scope="module")
-def built(real_bench):
-    res = real_bench("build", timeout=1800)
-    return res
+@pytest.fixture(scope="session")
+def built(real_bench) -> dict[str, str | None]:
+    """Each toolchain's problem after one `build` of everything (None: built, up to date)."""
+    res = real_bench("build", timeout=3000)
+    problems: dict[str, str | None] = {}
+    for line in res.stdout.splitlines():
+        name, _, rest = line.partition(": ")
+        if name in TOOLCHAINS:
+            problems[name] = None if rest.startswith(("up to date", "built in")) else rest
+    assert sorted(problems) == TOOLCHAINS, res.stdout + res.stderr[-3000:]
+    assert (res.code == 0) == all(p is None for p in problems.values()), res.stdout
+    return problems
+
+
+@pytest.fixture(scope="session")
+def verified(real_bench, built) -> dict[str, list[dict]]:
+    """The cells of one `verify` of every contender, by contender."""
+    res = real_bench("verify", timeout=3000)
+    assert "Traceback" not in res.stderr, res.stderr[-3000:]
+    doc = real_bench.last()
+    assert doc["plan"]["name"] == "verify", doc["plan"]
+    cells: dict[str, list[dict]] = defaultdict(list)
+    for cell in doc["cells"]:
+        cells[cell["contender"]].append(cell)
+    passed = all(c["status"] in ("ok", "unavailable") for c in doc["cells"])
+    assert (res.code == 0) == (passed and not (STRICT and any(
+        c["status"] == "unavailable" for c in doc["cells"]))), res.stdout[-3000:]
+    return cells
+
+
+def _skip_if_tool_missing(problem: str | None, what: str) -> None:
+    if problem is not None and any(m in problem for m in MISSING_TOOL) and not STRICT:
+        pytest.skip(f"{what} unavailable here: {problem}")
+    assert problem is None, f"{what}: {problem}"
 
 
 @pytest.mark.parametrize("contender", CONTENDERS)
-def test_contender_passes_verify(real_bench, built, contender):
-    res = real_bench("verify", "--contender", contender, timeout=900)
-    text = res.stdout + res.stderr
-    if "unavailable" in text and not STRICT and res.code == 0:
-        pytest.skip(f"{contender} unavailable here: {text.strip().splitlines()[-2:]}")
-    assert res.code == 0, text
-    doc = real_bench.last()
-    cells = [c for c in doc["cells"] if c["contender"] == contender]
-    implemented = manifest.discover(paths.REPO_ROOT / "contenders")[contender].workloads
-    assert {c["workload"] for c in cells} == set(implemented)
-    assert all(c["status"] == "ok" for c in cells), [c["reason"] for c in cells]
+def test_contender_passes_verify(built, verified, contender):
+    found = ALL[contender]
+    _skip_if_tool_missing(built[found.toolchain.name], contender)
+    implemented = [w for w in found.workloads if w in workloads.WORKLOADS]
+    planned = sorted((w, len(workloads.get(w).verify_params)) for w in implemented)
+    cells = verified[contender]
+    by_workload = defaultdict(int)
+    for cell in cells:
+        by_workload[cell["workload"]] += 1
+    assert sorted(by_workload.items()) == planned
+    assert all(c["status"] == "ok" for c in cells), [(c["workload"], c["reason"]) for c in cells
+                                                     if c["status"] != "ok"]
+    assert all(len(c["runs"]) == 1 and c["runs"][0]["status"] == "ok" for c in cells)
 
 
-def test_real_contenders_reject_bad_input(real_bench, built):
+@pytest.mark.parametrize("contender", CONTENDERS)
+def test_real_contenders_reject_bad_input(built, contender):
     """The contract: an unknown parameter is exit 2 with a message, for every contender."""
-    import subprocess
-
-    from concbench import toolchains
-
-    for name, contender in manifest.discover(paths.REPO_ROOT / "contenders").items():
-        tools = toolchains.resolve(contender.toolchain.requires)
-        if isinstance(tools, str):
-            continue
-        argv = tools.expand(contender.run)
-        if not os.path.isabs(argv[0]):
-            argv[0] = str(contender.toolchain.folder / argv[0])
-        wl = contender.workloads[0]
-        done = subprocess.run([*argv, wl, "--no-such-param=1"], cwd=contender.toolchain.folder,
-                              env={**os.environ, **tools.env}, capture_output=True, text=True,
-                              timeout=60)
-        assert done.returncode == 2, (name, done.stdout, done.stderr)
-        assert done.stderr.strip() and not done.stdout.strip(), name
+    found = ALL[contender]
+    _skip_if_tool_missing(built[found.toolchain.name], contender)
+    tools = toolchains.resolve(found.toolchain.requires)
+    assert not isinstance(tools, str), tools
+    argv = tools.expand(found.run)
+    if not os.path.isabs(argv[0]) and (found.toolchain.folder / argv[0]).exists():
+        argv[0] = str(found.toolchain.folder / argv[0])
+    done = subprocess.run([*argv, found.workloads[0], "--no-such-param=1"],
+                          cwd=found.toolchain.folder, env={**os.environ, **tools.env,
+                                                           **found.env},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.strip() and not done.stdout.strip()

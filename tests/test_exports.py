@@ -10,19 +10,13 @@ import pytest
 
 from concbench.export import FORMATS
 from concbench.resultset import io
-from sample_doc import sample_document
-
-GOLDEN = Path(__file__).parent / "golden"
+from sample_doc import check_golden, sample_document
 
 
 @pytest.mark.parametrize("fmt", ["csv", "markdown"])
 def test_export_matches_golden_file(fmt):
     filename, serialize = FORMATS[fmt]
-    produced = serialize(sample_document(servers=True))
-    golden = GOLDEN / f"sample.{filename}"
-    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
-        golden.write_bytes(produced)
-    assert produced.decode() == golden.read_text(), f"regenerate with CONCBENCH_UPDATE_GOLDEN=1"
+    check_golden(f"sample.{filename}", serialize(sample_document(servers=True)))
 
 
 def test_failed_cells_show_status_not_numbers():

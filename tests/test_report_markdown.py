@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from concbench.report import markdown_report
 from concbench.report.seed_tables import seed_tables
-from sample_doc import sample_document
-
-GOLDEN = Path(__file__).parent / "golden"
+from sample_doc import check_golden, sample_document
 
 
 def test_markdown_report_matches_golden_file():
     text, files = markdown_report.render([sample_document()], "report-charts")
-    golden = GOLDEN / "report.md"
-    if os.environ.get("CONCBENCH_UPDATE_GOLDEN"):
-        golden.write_text(text)
-    assert text == golden.read_text(), "regenerate with CONCBENCH_UPDATE_GOLDEN=1"
+    check_golden("report.md", text)
     for name in files:
         assert f"({name})" in text
 

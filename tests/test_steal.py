@@ -51,10 +51,18 @@ def test_a_batch_runs_own_warning_reaches_its_cell():
     assert cell.warnings.count("left 1 process behind") == 1
 
 
-def test_the_speed_probe_times_a_fixed_loop():
+def test_the_speed_probe_is_the_fastest_of_its_timings_in_ms(monkeypatch):
+    """probe_ms times the same loop `tries` times and keeps the fastest, in milliseconds."""
     from concbench import speed_probe
 
-    assert speed_probe.probe_ms(loop=10_000, tries=2) > 0
+    clock = iter([10.0, 10.005, 20.0, 20.003, 30.0, 30.004])  # 5, 3 and 4 ms
+    loops: list[int] = []
+    monkeypatch.setattr(speed_probe.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(speed_probe, "_loop", loops.append)
+    assert speed_probe.probe_ms(loop=1234, tries=3) == pytest.approx(3.0)
+    assert loops == [1234] * 3
+    monkeypatch.undo()
+    assert speed_probe._loop(8) == sum(i * i & 7 for i in range(8))  # a fixed amount of work
 
 
 def test_compare_notes_a_machine_slower_in_one_set():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from concbench import system_check
 from concbench.export.markdown_format import warnings_section
 from concbench.report import html
@@ -55,10 +57,25 @@ def test_busy_cpus_scaling_governors_and_one_cpu_for_servers_are_warned_about():
     assert "only 1 usable CPU" in one
 
 
-def test_the_busy_share_reads_proc_stat_deltas(tmp_path):
-    (tmp_path / "stat").write_text("cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4\n")
+def test_the_busy_share_reads_proc_stat_deltas(tmp_path, monkeypatch):
+    """Busy = everything but idle and iowait, as a share of all jiffies between the two
+    readings (steal counts as busy: those CPUs were not ours to use)."""
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4\n")
     assert system_check.busy_percent(0.01, tmp_path) == 0.0  # no time passed in the file
-    assert 0.0 <= system_check.busy_percent(0.05) <= 100.0
+    slept = []
+
+    def later(seconds: float) -> None:  # while "sleeping", 1000 jiffies pass: 30 idle, 20
+        slept.append(seconds)           # iowait, 600 user, 50 nice, 200 system, 100 irq+softirq
+        stat.write_text("cpu  700 50 300 830 20 60 40 0 0 0\n")  # and 0 steal → 950 busy
+
+    monkeypatch.setattr(system_check.time, "sleep", later)
+    assert system_check.busy_percent(0.25, tmp_path) == pytest.approx(95.0)
+    assert slept == [0.25]
+    stat.write_text("cpu  100 0 100 800 0 0 0 0 0 0\n")
+    monkeypatch.setattr(system_check.time, "sleep", lambda _s: stat.write_text(
+        "cpu  100 0 100 1700 0 0 0 100 0 0\n"))  # 900 idle, 100 stolen
+    assert system_check.busy_percent(0.25, tmp_path) == pytest.approx(10.0)
 
 
 def test_a_run_records_the_check_in_its_results(fake_bench):
