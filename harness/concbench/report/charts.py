@@ -32,7 +32,9 @@ def _pyplot():
 
     pyplot.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
                             "font.size": 9, "axes.spines.top": False,
-                            "axes.spines.right": False})
+                            "axes.spines.right": False,
+                            # named in every SVG text's style: a short list keeps them small
+                            "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial"]})
     return pyplot
 
 FAILED_COLOR = "#c0392b"
