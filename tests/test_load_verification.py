@@ -154,3 +154,35 @@ def test_listen_queue_overflows_are_recorded_and_warned_about(fake_bench):
     kernel = cell["runs"][0]["server"]["kernel"]
     assert kernel["ListenOverflows"] > 0, kernel
     assert any("ListenOverflows" in w for w in cell["warnings"]), cell["warnings"]
+
+
+def test_kernel_counters_are_read_by_name_and_only_unexplained_moves_warn(tmp_path):
+    from concbench.runner import kernel_counters
+
+    net = tmp_path / "proc" / "net"
+    net.mkdir(parents=True)
+
+    def write(overflows: int, retrans: int, resets: int) -> None:
+        (net / "netstat").write_text(
+            "TcpExt: SyncookiesSent ListenOverflows ListenDrops\n"
+            f"TcpExt: 3 {overflows} {overflows}\nIpExt: InNoRoutes\nIpExt: 9\n")
+        (net / "snmp").write_text(
+            "Ip: Forwarding DefaultTTL\nIp: 1 64\n"
+            "Tcp: ActiveOpens EstabResets RetransSegs OutRsts\n"
+            f"Tcp: 100 {resets} {retrans} {resets}\n")
+
+    write(5, 10, 20)
+    before = kernel_counters.read(tmp_path)
+    assert before == {"ListenOverflows": 5, "ListenDrops": 5, "RetransSegs": 10,
+                      "OutRsts": 20, "EstabResets": 20}
+    write(5, 10, 36)  # 16 resets: 8 connections closed at the window's end, both ends
+    window = kernel_counters.delta(before, kernel_counters.read(tmp_path))
+    assert window == {**{k: 0 for k in before}, "OutRsts": 16, "EstabResets": 16}
+    assert kernel_counters.warning(window, connections=8) is None
+    assert "OutRsts 16" in kernel_counters.warning(window, connections=7)
+    write(6, 11, 20)
+    moved = kernel_counters.delta(before, kernel_counters.read(tmp_path))
+    text = kernel_counters.warning(moved, connections=8)
+    assert "ListenOverflows 1" in text and "RetransSegs 1" in text and "OutRsts" not in text
+    (net / "snmp").write_text("Ip: Forwarding\nIp: 1\n")  # no Tcp section: nothing recorded
+    assert kernel_counters.read(tmp_path) is None

@@ -24,7 +24,9 @@ RESETS = ("OutRsts", "EstabResets")
 RESETS_PER_CONNECTION = 2
 """Resets a connection open when the window ends may cause (the generator closes it with a
 response still unread, or the server answers a request on it after it closed; both ends are
-counted locally): this many per connection are expected, more are warned about."""
+counted locally): this many per connection are expected, more are warned about. A server
+calling the latency backend may also drop its two calls in flight when its client goes, so
+such a request holds three connections (server.open_files_needed counts them the same way)."""
 
 
 def _sections(text: str) -> dict[str, dict[str, int]]:
@@ -63,7 +65,9 @@ def delta(before: dict[str, int] | None, after: dict[str, int] | None) -> dict[s
 
 
 def warning(window: dict[str, int] | None, connections: int) -> str | None:
-    """A warning naming the counters that moved more than a clean window explains."""
+    """A warning naming the counters that moved more than a clean window explains;
+    `connections`: the TCP connections open at the window's end (the load's, and for a
+    server with a latency backend, its calls in flight)."""
     if window is None:
         return None
     expected = {name: RESETS_PER_CONNECTION * connections for name in RESETS}
@@ -75,4 +79,4 @@ def warning(window: dict[str, int] | None, connections: int) -> str | None:
             "(/proc/net/netstat, /proc/net/snmp): connections were refused, retried or reset, "
             "so the figures include the kernel's retries (a listen backlog too small for the "
             f"connections, or other traffic on this machine; resets up to "
-            f"{RESETS_PER_CONNECTION} per connection are expected when the window ends)")
+            f"{RESETS_PER_CONNECTION} per connection open when the window ends are expected)")

@@ -188,7 +188,8 @@ class _ServerRun:
         if backend and backend_before is not None:
             backend.proc.end_window()
             self.backend_window = backend.count().since(backend_before)
-        warning = kernel_counters.warning(self.kernel, self.req.params["connections"])
+        open_at_end = self.req.params["connections"] * (3 if backend else 1)
+        warning = kernel_counters.warning(self.kernel, open_at_end)
         if warning:
             self.warnings.append(warning)
         if failure or self.load is None:
