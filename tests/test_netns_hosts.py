@@ -135,7 +135,7 @@ def test_delay_proxy_adds_its_latency_to_each_round_trip(net: TestNetwork, toxip
     assert done.returncode == 0, done.stderr
     ms = json.loads(done.stdout)
     extra = ms[proxied] - ms[direct]
-    assert 20 <= extra < 40, f"the proxy added {extra:.1f} ms, not 20 (responses only): {ms}"
+    assert 0.8 * 20 <= extra < 3 * 20, f"the proxy added {extra:.1f} ms, not 20: {ms}"
     addrs = net.exec("server", ["ip", "-o", "-4", "addr", "show", "dev", "eth0"]).stdout
     assert "198.18.0.12/" not in addrs, "the proxy's address outlived the proxy"
 

@@ -98,11 +98,13 @@ def test_three_hosts_serve_load_and_backend_verified(net, hosts_file, fake_bench
     assert roles["roles"]["server"]["address"] == "198.18.0.2"
     assert set(roles["hosts"]) == {"server", "client", "backend"}
     assert all(h["machine"]["logical_cores"] for h in roles["hosts"].values())
-    assert 0 < roles["network"]["client_server"]["rtt_ms"] < 5
+    rtt = roles["network"]["client_server"]["rtt_ms"]
+    assert 0 < rtt < DELAY_MS  # a bridge on this machine: far below any delay we add
     assert roles["network"]["server_backend"]["rtt_ms"] > 0
     assert roles["network"]["client_server_throughput"]["bits_per_second"] > 1e8
     floor = cell["metadata"]["bounds"]["latency_floor_ms"]
-    assert 40 < floor < 40 + 3 * 5  # the two waits plus the measured round trips
+    backend_rtt = roles["network"]["server_backend"]["rtt_ms"]
+    assert 40 < floor <= 40 + 3 * max(rtt, backend_rtt) + 1  # the waits plus round trips
     report = next((fake_bench.root / "results").glob("*/results.md")).read_text()
     assert "## Hosts" in report and "| server | server | 198.18.0.2 | 0 |" in report
     assert _quiet(net, before) == {}
@@ -119,10 +121,11 @@ def test_a_known_delay_shows_in_the_round_trip_and_the_latency(net, hosts_file, 
         assert fake_bench(*common, "--server-host", "server-proxied").code == 0
     proxied = fake_bench.last()
     for doc in (direct, proxied):
-        assert _cell(doc)["status"] == "ok", (doc["machine"].get("roles", {}).get("network"), _cell(doc)["reason"])
+        network = doc["machine"].get("roles", {}).get("network")
+        assert _cell(doc)["status"] == "ok", (network, _cell(doc)["reason"])
     rtt = proxied["machine"]["roles"]["network"]["client_server"]["rtt_ms"]
     rtt0 = direct["machine"]["roles"]["network"]["client_server"]["rtt_ms"]
-    assert DELAY_MS <= rtt - rtt0 <= DELAY_MS + 5, (rtt0, rtt)
+    assert 0.8 * DELAY_MS <= rtt - rtt0 <= 2 * DELAY_MS, (rtt0, rtt)  # room for a busy host
     p50 = _cell(proxied)["runs"][0]["load"]["latency_ms"]["p50"]
     p50_0 = _cell(direct)["runs"][0]["load"]["latency_ms"]["p50"]
     assert 0.8 * DELAY_MS <= p50 - p50_0 <= 2 * DELAY_MS, (p50_0, p50)

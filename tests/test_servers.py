@@ -147,15 +147,22 @@ def test_a_server_ignoring_sigterm_is_killed_with_a_warning(fake_bench):
 
 
 def test_too_many_connections_for_the_fd_limit_is_bad_input(fake_bench):
+    """Under an open-file limit of 4096 (set for this run: the machine's own may be higher
+    than the parameter's maximum), 4096 connections cannot be opened: exit 2 before a run."""
     import resource
+    import subprocess
+    import sys
 
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    if hard == resource.RLIM_INFINITY or hard > 900_000:
-        pytest.skip("no finite open-file limit below the parameter's maximum")
-    res = fake_bench("run", "http-hello", "--contender", "fake-server",
-                     "--param", f"connections={hard}")
-    assert res.code == 2 and "Traceback" not in res.stderr
-    assert f"this machine allows {hard}" in res.stderr
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 4096))
+
+    done = subprocess.run([sys.executable, "-m", "concbench", "run", "http-hello",
+                           "--contender", "fake-server", "--param", "connections=4096"],
+                          env=fake_bench.env, capture_output=True, text=True, timeout=120,
+                          preexec_fn=limit)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "this machine allows 4096" in done.stderr
+    assert fake_bench.results() == []
 
 
 def test_a_steady_warm_up_is_recorded_window_by_window(fake_bench):
@@ -168,9 +175,10 @@ def test_a_steady_warm_up_is_recorded_window_by_window(fake_bench):
     assert cell["status"] == "ok", cell["reason"]
     warmup = cell["runs"][0]["server"]["warmup"]
     assert warmup["mode"] == "steady" and warmup["settled"] is True
-    assert len(warmup["windows"]) == 4 and warmup["seconds"] == 4, "four windows, then steady"
+    windows = len(warmup["windows"])  # four at least, more if a busy host shook the rate
+    assert 4 <= windows < 8 and warmup["seconds"] == windows, warmup
     assert all(w["requests_per_s"] > 0 and w["jit_cpu_s"] is None for w in warmup["windows"])
-    assert cell["stats"]["warmup_s"]["median"] == 4 and "warm-up" in res.stdout
+    assert cell["stats"]["warmup_s"]["median"] == windows and "warm-up" in res.stdout
 
 
 def test_a_warm_up_that_cannot_settle_in_its_cap_warns(fake_bench):
