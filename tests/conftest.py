@@ -201,6 +201,22 @@ def wrk() -> str:
 
 
 @pytest.fixture(scope="session")
+def chromium() -> str:
+    """Headless Chromium for the report's browser tests: Debian's, installed when missing
+    and we are root (as the harness installs its tools)."""
+    from concbench import tools
+
+    def found() -> str | None:
+        return shutil.which("chromium") or shutil.which("chromium-browser")
+
+    if found() is None:
+        tools.install_package("chromium", "chromium", lambda _m: None)
+    if found() is None:
+        pytest.skip("chromium is not installed and could not be (apt-get install -y chromium)")
+    return str(found())
+
+
+@pytest.fixture(scope="session")
 def netns():
     """The network-namespace hosts can be made here (root, iproute2, sshd, rsync and iperf3,
     installed on first use): the module that makes them (tests/netns_hosts.py)."""

@@ -4,26 +4,13 @@ test-artifacts/ (git-ignored)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
-
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing in CI: .ci/run installs it (apt-get install chromium)")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    return found
 
 
 def _browse(chromium: str, url: str, *args: str) -> str:
@@ -42,8 +29,7 @@ def opened(report: Path) -> Path:
     return copy
 
 
-def test_report_renders_in_chromium(fake_bench, tmp_path):
-    chromium = _chromium()
+def test_report_renders_in_chromium(fake_bench, tmp_path, chromium):
     report = tmp_path / "report.html"
     for workload, extra in (("fanout", ["--scan", "requests=10,100,1000", "--param",
                                         "user-ms=1"]),
@@ -72,8 +58,7 @@ def test_report_renders_in_chromium(fake_bench, tmp_path):
     assert shot.is_file() and shot.read_bytes().startswith(b"\x89PNG")
 
 
-def test_markup_in_notes_and_reasons_is_shown_not_run(fake_bench, tmp_path):
-    chromium = _chromium()
+def test_markup_in_notes_and_reasons_is_shown_not_run(fake_bench, tmp_path, chromium):
     report = tmp_path / "report.html"
     res = fake_bench("run", "fanout", "--contender", "fake-good", "--contender", "fake-xss",
                      "--runs", "1", "--param", "requests=10", "--param", "user-ms=1",
