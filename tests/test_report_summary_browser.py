@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from concbench.report import html
 from quick_doc import quick_document
-from test_report_browser import ARTIFACTS, _browse, _chromium
+from test_report_browser import ARTIFACTS, _browse
 from test_report_summary import _expected_leaders
 
 SCREEN = (1280, 900)
@@ -37,9 +35,7 @@ window.addEventListener("load", function () {
 </script>"""
 
 
-@pytest.mark.middle
-def test_the_first_screen_is_the_summary_naming_each_leader(tmp_path):
-    chromium = _chromium()
+def test_the_first_screen_is_the_summary_naming_each_leader(tmp_path, chromium):
     folder = tmp_path / "run"
     report = tmp_path / "results.html"
     report.write_text(html.render([(quick_document(folder), folder)]))

@@ -115,10 +115,10 @@ def _natural_width(table: RichTable) -> int:
 def print_fitted(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]],
                  styled_status: bool = False) -> None:
     """A table at the terminal's width: optional columns (report.table.OPTIONAL) are left
-    out, least needed first, until it fits, and the ones left out are named; --wide keeps
-    all of them and lets the terminal wrap."""
+    out, least needed first, until it fits, and the ones left out are named; --wide, or
+    output that is not a terminal, keeps all of them."""
     keep = list(range(len(headers)))
-    if _wide:
+    if _wide or not out.is_terminal:  # a log or a pipe has no screen to fit
         table = _rich_table(title, headers, rows, keep, styled_status, STATUS_WIDTH[1])
         screen = out.width
         out.width = max(screen, _natural_width(table))  # print() never goes past the width

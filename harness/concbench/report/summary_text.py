@@ -11,8 +11,8 @@ from concbench.report.flags import Flag
 from concbench.report.summary import CaseSummary, Standing
 
 LEGEND = ("the leader and its median, then how many times better the leader is than each "
-          "other contender (± its 95% interval); ≈: no test tells it from the one before, so "
-          "the two are not ranked; [flags] qualify a figure; ✗: no figure")
+          "other contender, with the 95% interval; ≈: no test tells it from the one before, "
+          "so the two are not ranked; [flags] qualify a figure; ✗: no figure")
 METHOD = ("ratio of geometric means with a Welch interval on the logarithms, as concbench "
           "compare (harness/concbench/report/summary.py)")
 
@@ -71,7 +71,8 @@ def items(case: CaseSummary) -> list[Item]:
     found = []
     for i, s in enumerate(case.standings):
         if not s.ranked:
-            found.append(Item(s.contender, "failed", s.status, "", "", (), "·", s.reason or ""))
+            found.append(Item(s.contender, "failed", s.status, "", "", (), "·" if i else "",
+                              s.reason or ""))
         elif i == 0:
             found.append(Item(s.contender, "leader", figure(case, s.figure), "", "", s.flags, ""))
         else:
@@ -98,7 +99,7 @@ def flag_words(flags: tuple[Flag, ...] | list[Flag]) -> str:
 def _markdown_item(item: Item) -> str:
     flags = f" *[{flag_words(item.flags)}]*" if item.flags else ""
     if item.kind == "failed":
-        return f"· ✗ {item.contender}: {item.value}"
+        return f"{item.joiner} ✗ {item.contender}: {item.value}".strip()
     if item.kind == "leader":
         return f"**{item.contender}** {item.value}{flags}"
     interval = f" ({item.interval})" if item.interval else ""

@@ -23,7 +23,8 @@
     [0, 0.5, 1].forEach(function (f) {
       svg.appendChild(el("line", {x1: L, x2: W - R, y1: y(f * ymax), y2: y(f * ymax), stroke: "#ddd"}));
       svg.appendChild(el("text", {x: L - 4, y: y(f * ymax) + 3, "text-anchor": "end"}, fmt(f * ymax)));
-      svg.appendChild(el("text", {x: x(f * xmax), y: H - B + 14, "text-anchor": "middle"}, secs(f * xmax)));
+      var anchor = f === 0 ? "start" : f === 1 ? "end" : "middle";
+      svg.appendChild(el("text", {x: x(f * xmax), y: H - B + 14, "text-anchor": anchor}, secs(f * xmax)));
     });
     var points = [];
     for (var i = 0; i < xs.length; i++) {  // steps: a reading holds until the next one
@@ -31,7 +32,7 @@
       points.push(x(xs[i]) + "," + y(ys[i]));
     }
     svg.appendChild(el("polyline", {points: points.join(" "), fill: "none", stroke: "#1f77b4", "stroke-width": 1.3}));
-    svg.appendChild(el("text", {x: W - R, y: H - 2, "text-anchor": "end"}, "time (s)"));
+    svg.appendChild(el("text", {x: (L + W - R) / 2, y: H - 2, "text-anchor": "middle"}, "time"));
     return svg;
   }
 
