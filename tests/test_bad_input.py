@@ -140,3 +140,25 @@ def test_a_results_folder_on_a_full_disk_is_a_message(fake_bench, full_disk):
     res = fake_bench(*SMALL_RUN)
     assert res.code == 2 and "No space left on device" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_help_is_quick_to_start_it_imports_no_scipy_or_matplotlib():
+    """`concbench --help` (and any command that fails on its input) should answer at once:
+    scipy and matplotlib, 1.4 s of imports, are loaded only by what uses them."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import runpy, sys\n"
+              "sys.argv = ['concbench', '--help']\n"
+              "try:\n"
+              "    runpy.run_module('concbench', run_name='__main__')\n"
+              "except SystemExit as exit_:\n"
+              "    assert exit_.code in (0, None), exit_.code\n"
+              "print(sorted(m for m in ('scipy', 'matplotlib') if m in sys.modules))\n")
+    from conftest import REPO
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "harness")}, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Usage:" in done.stdout and done.stdout.splitlines()[-1] == "[]", done.stdout

@@ -58,14 +58,11 @@ run = ["x"]
         manifest.load_manifest(path)
 
 
-JDK = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
-
-
-@pytest.mark.skipif(shutil.which("mvn") is None or not JDK.exists(),
-                    reason="the Java contenders need JDK 25 and Maven")
-def test_seed_001_pitfalls_on_jdk_25(real_bench):
+def test_seed_001_pitfalls_on_jdk_25(real_bench, jdk25):
     """JDK 24+ no longer pins on synchronized (JEP 491); a native frame on the stack still
     pins: every native-frame task reports one jdk.VirtualThreadPinned event."""
+    if shutil.which("mvn") is None:
+        pytest.skip("the Java contenders are built with Maven: apt-get install -y maven")
     tasks = 40
     res = real_bench("run", "sleep-tasks", "--contender", "java-virtual-synchronized",
                      "--contender", "java-virtual-native-frame",
@@ -86,7 +83,6 @@ def test_seed_001_pitfalls_on_jdk_25(real_bench):
     assert measured("java-virtual-native-frame")["jvm_vt_pinned"] >= tasks
     assert measured("java-virtual-native-frame")["jvm_vt_pinned_ms"] >= 20
     assert "jvm_vt_pinned" not in measured("java-platform-threadlocal"), "JFR off there"
-    assert measured("java-platform-threadlocal")["jvm_gc_count"] >= 0
 
 
 def test_a_variant_env_is_parsed_and_checked(tmp_path):
