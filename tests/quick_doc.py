@@ -156,7 +156,8 @@ def _server_cells(folder: Path | None, rng: random.Random, workload: str, conten
 
 def quick_document(folder: Path | None = None) -> ResultsDocument:
     """The quick suite's shape: fanout, sleep-tasks, spawn-idle, channel (etype int and str, at
-    10 000 events and, for the Python runtimes, 2 000), http-hello and http-aggregate."""
+    10 000 events and, for the Python runtimes, 2 000), ring, skynet, http-hello and
+    http-aggregate."""
     rng = random.Random(7)
     channel = dict(workers=100, queue=256, esize=64)
     no_channel = {"java-structured", "java-completable", "java-reactor", "node"}
@@ -179,6 +180,12 @@ def quick_document(folder: Path | None = None) -> ResultsDocument:
         cells += _batch_cells(folder, rng, "channel", ("python-asyncio", "python-uvloop"),
                               {**channel, "events": 2000, "etype": etype}, 0.04,
                               iterations=2, case=etype)
+    ringers = tuple(c for c in BATCH if not c.startswith("java-") or c in ("java-platform",
+                                                                             "java-virtual"))
+    cells += _batch_cells(folder, rng, "ring", ringers, {"rings": 1, "size": 503,
+                                                         "passes": 50000, "sample-every": 10},
+                          0.03)
+    cells += _batch_cells(folder, rng, "skynet", ringers, {"size": 10000, "branch": 10}, 0.01)
     cells += _server_cells(folder, rng, "http-hello", HELLO,
                            {"connections": 64, "duration-s": 1, "warmup-s": 1,
                             "warmup-steady-pct": 0}, 60000, 1.0)
