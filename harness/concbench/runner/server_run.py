@@ -114,12 +114,12 @@ class _ServerRun:
         problem = proc.bind_problem(port)
         return ("invalid", problem) if problem else None
 
-    def _check(self, user_id: int, backend: LatencyBackend | None,
-               count_calls: bool = True) -> CheckedRequest:
+    def _check(self, user_id: int, backend: LatencyBackend | None, count_calls: bool = True,
+               wait_s: float = 30.0) -> CheckedRequest:
         assert self.server is not None
         return check_request(self.target, self.server, self.req.params, self.req.bounds,
                              user_id, backend, self.req.params["keepalive"] == "false",
-                             count_calls)
+                             count_calls, wait_s)
 
     def verify(self, backend: LatencyBackend | None) -> Failure | None:
         assert self.server is not None
@@ -138,15 +138,14 @@ class _ServerRun:
         """One more checked request once the load is over (the same checks as verification),
         when the requests the load left in flight have made their downstream calls."""
         assert self.server is not None
-        quiet = True
+        quiet, limit = True, min(SETTLE_MAX_S, self.req.timeout_s)
         if backend:
             floor = self.server.latency_floor_ms(self.req.params, self.req.bounds) or 0
-            quiet = wait_backend_quiet(backend, floor / 1000 + 0.1,
-                                       min(SETTLE_MAX_S, self.req.timeout_s))
+            quiet = wait_backend_quiet(backend, floor / 1000 + 0.1, limit)
             if not quiet:
                 self.warnings.append("the latency backend was still being called long after "
                                      "the load: the checked request after it was not counted")
-        checked = self._check(VERIFY_IDS[0], backend, count_calls=quiet)
+        checked = self._check(VERIFY_IDS[0], backend, count_calls=quiet, wait_s=limit)
         self.after_load = checked.record
         if checked.problems:
             return "invalid", (f"checked request after the load, GET {checked.record['path']}: "

@@ -27,16 +27,18 @@ class CheckedRequest:
 
 def check_request(target: tuple[str, int], spec: ServerSpec, params: Params, bounds: Bounds,
                   user_id: int, backend: LatencyBackend | None, close: bool,
-                  count_calls: bool = True) -> CheckedRequest:
+                  count_calls: bool = True, wait_s: float = 30.0) -> CheckedRequest:
     """GET the workload's path for `user_id` on a fresh connection and check the answer;
     `close` asks `Connection: close`, as the load does without keep-alive. `count_calls`
-    False: the backend is not quiet, so its count is not this request's alone."""
+    False: the backend is not quiet, so its count is not this request's alone. `wait_s`:
+    how long the answer may wait besides twice the floor (after a load, the requests queued
+    by it are served first)."""
     floor = spec.latency_floor_ms(params, bounds)
     path = spec.path(user_id)
     counting = backend if count_calls else None
     before = counting.count() if counting else None
     try:
-        resp = http_probe.get(target[1], path, timeout_s=30 + 2 * (floor or 0) / 1000,
+        resp = http_probe.get(target[1], path, timeout_s=wait_s + 2 * (floor or 0) / 1000,
                               host=target[0], close=close)
     except (OSError, ValueError) as err:
         return CheckedRequest({"path": path, "error": str(err)}, (f"GET failed: {err}",), None)
