@@ -5,14 +5,18 @@
 //! permit before each spawn and the task drops it when its profile is built
 //! (Tokio's "limit the requests being handled" pattern, so at most C request
 //! tasks exist at a time).
+//!
+//! Each fetch times its own sleep and counts itself (`FetchProof`), so the
+//! result proves every fetch waited on a timer of its own (docs/contract.md).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 use tokio::time::sleep;
 
-use crate::{Fields, Params, joined};
+use crate::{Fields, Objects, Params, joined};
 
 pub const PARAMS: &[&str] = &[
     "requests",
@@ -57,17 +61,71 @@ struct UserProfile {
     notifications: Vec<Notification>,
 }
 
+/// One fetch kind's proof: how many of its fetches slept, and the shortest
+/// sleep one of them measured around its own `sleep(..).await`. Relaxed is
+/// enough: the tasks' `JoinHandle`s order these writes before the reads.
+struct FetchProof {
+    count: AtomicU64,
+    slept_min_ns: AtomicU64,
+}
+
+impl FetchProof {
+    fn new() -> FetchProof {
+        FetchProof {
+            count: AtomicU64::new(0),
+            slept_min_ns: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// `sleep(delay).await` with the monotonic clock read right before and right after.
+    async fn sleep(&self, delay: Duration) {
+        let before = Instant::now();
+        sleep(delay).await;
+        let slept = before.elapsed().as_nanos() as u64;
+        self.count.fetch_add(1, Relaxed);
+        self.slept_min_ns.fetch_min(slept, Relaxed);
+    }
+
+    /// (count, shortest sleep in ns), resetting both for the next iteration.
+    fn take(&self) -> (u64, u64) {
+        let count = self.count.swap(0, Relaxed);
+        let min = self.slept_min_ns.swap(u64::MAX, Relaxed);
+        (count, if count == 0 { 0 } else { min })
+    }
+}
+
 /// The mock service: each call sleeps its delay, then returns fresh objects.
 struct UserService {
     user: Duration,
     orders: Duration,
     prefs: Duration,
     notifications: Duration,
+    proofs: FanoutProofs,
+}
+
+/// One proof per fetch kind.
+struct FanoutProofs {
+    user: FetchProof,
+    orders: FetchProof,
+    prefs: FetchProof,
+    notifications: FetchProof,
+}
+
+impl FanoutProofs {
+    /// Each kind with its name in the result.
+    fn kinds(&self) -> [(&'static str, &FetchProof); 4] {
+        [
+            ("user", &self.user),
+            ("orders", &self.orders),
+            ("prefs", &self.prefs),
+            ("notifications", &self.notifications),
+        ]
+    }
 }
 
 impl UserService {
     async fn fetch_user(&self, id: u64) -> User {
-        sleep(self.user).await;
+        self.proofs.user.sleep(self.user).await;
         User {
             id,
             name: format!("User-{id}"),
@@ -75,7 +133,7 @@ impl UserService {
     }
 
     async fn fetch_orders(&self, _user_id: u64) -> Vec<Order> {
-        sleep(self.orders).await;
+        self.proofs.orders.sleep(self.orders).await;
         vec![
             Order {
                 id: "O1",
@@ -89,7 +147,7 @@ impl UserService {
     }
 
     async fn fetch_preferences(&self, _user_id: u64) -> Preferences {
-        sleep(self.prefs).await;
+        self.proofs.prefs.sleep(self.prefs).await;
         Preferences {
             dark_mode: true,
             language: "en-US",
@@ -97,7 +155,7 @@ impl UserService {
     }
 
     async fn fetch_notifications(&self, _user_id: u64) -> Vec<Notification> {
-        sleep(self.notifications).await;
+        self.proofs.notifications.sleep(self.notifications).await;
         vec![
             Notification {
                 id: "N1",
@@ -148,6 +206,12 @@ impl Fanout {
                 orders: ms("orders-ms"),
                 prefs: ms("prefs-ms"),
                 notifications: ms("notifications-ms"),
+                proofs: FanoutProofs {
+                    user: FetchProof::new(),
+                    orders: FetchProof::new(),
+                    prefs: FetchProof::new(),
+                    notifications: FetchProof::new(),
+                },
             }),
         }
     }
@@ -173,28 +237,46 @@ impl Fanout {
         for handle in handles {
             profiles.push(joined(handle.await));
         }
-        Profiles(profiles)
+        Profiles {
+            profiles,
+            service: Arc::clone(&self.service),
+        }
     }
 }
 
-/// The built profiles of one fanout iteration.
-pub struct Profiles(Vec<UserProfile>);
+/// The built profiles of one fanout iteration, and the service whose fetches kept the proofs.
+pub struct Profiles {
+    profiles: Vec<UserProfile>,
+    service: Arc<UserService>,
+}
 
 impl Profiles {
-    pub fn fields(self) -> Fields {
+    /// The sums over the profiles, and the fetches' counts and shortest sleeps per kind
+    /// (`fetched`, `slept_min_ns`), which are reset for the next iteration.
+    pub fn fields(self) -> (Fields, Objects) {
         let (mut id_sum, mut id_sq_sum, mut items) = (0u64, 0u64, 0u64);
-        for profile in &self.0 {
+        for profile in &self.profiles {
             let id = profile.user.id;
             id_sum += id;
             id_sq_sum += id * id; // Σ id² fits u64 up to R ≈ 3.8 million
             items += (profile.orders.len() + 1 + profile.notifications.len()) as u64;
         }
-        vec![
-            ("profiles", Some(self.0.len() as u64)),
+        let (mut fetched, mut slept_min_ns) = (Vec::new(), Vec::new());
+        for (kind, proof) in self.service.proofs.kinds() {
+            let (count, min) = proof.take();
+            fetched.push((kind, Some(count)));
+            slept_min_ns.push((kind, Some(min)));
+        }
+        let fields = vec![
+            ("profiles", Some(self.profiles.len() as u64)),
             ("id_sum", Some(id_sum)),
             ("id_sq_sum", Some(id_sq_sum)),
             ("items", Some(items)),
             ("pool_size", None),
-        ]
+        ];
+        (
+            fields,
+            vec![("fetched", fetched), ("slept_min_ns", slept_min_ns)],
+        )
     }
 }

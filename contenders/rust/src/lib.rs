@@ -31,6 +31,9 @@ use std::time::Instant;
 /// One result field: a number, or JSON `null` (pool_size for an unpooled style).
 pub type Fields = Vec<(&'static str, Option<u64>)>;
 
+/// Result fields whose value is an object of number fields (fanout's per-fetch-kind proofs).
+pub type Objects = Vec<(&'static str, Fields)>;
+
 /// Exit code 2: unknown workload, unknown/missing parameter, malformed value.
 fn usage(msg: &str) -> ! {
     eprintln!("concbench-tokio: {msg}");
@@ -118,11 +121,11 @@ enum Outcome {
 }
 
 impl Outcome {
-    async fn fields(self) -> Fields {
+    async fn fields(self) -> (Fields, Objects) {
         match self {
-            Outcome::Ready(fields) => fields,
+            Outcome::Ready(fields) => (fields, Vec::new()),
             Outcome::Fanout(profiles) => profiles.fields(),
-            Outcome::Ring(rings) => rings.finish().await,
+            Outcome::Ring(rings) => (rings.finish().await, Vec::new()),
         }
     }
 }
@@ -162,14 +165,28 @@ pub fn emit(line: &str) {
     }
 }
 
-fn iteration_line(index: u64, warmup: bool, elapsed_ns: u128, result: &Fields) -> String {
-    let fields: Vec<String> = result
+/// `"k":v` for each field (v a number or null).
+fn json_fields(fields: &Fields) -> Vec<String> {
+    fields
         .iter()
         .map(|(k, v)| match v {
             Some(n) => format!("\"{k}\":{n}"),
             None => format!("\"{k}\":null"),
         })
-        .collect();
+        .collect()
+}
+
+fn iteration_line(
+    index: u64,
+    warmup: bool,
+    elapsed_ns: u128,
+    result: &Fields,
+    objects: &Objects,
+) -> String {
+    let mut fields = json_fields(result);
+    for (k, object) in objects {
+        fields.push(format!("\"{k}\":{{{}}}", json_fields(object).join(",")));
+    }
     format!(
         "{{\"type\":\"iteration\",\"index\":{index},\"warmup\":{warmup},\"elapsed_ns\":{elapsed_ns},\"result\":{{{}}}}}",
         fields.join(",")
@@ -226,13 +243,19 @@ pub fn main() {
             let start = Instant::now();
             let outcome = workload.run(index, start, set_up).await;
             let elapsed_ns = start.elapsed().as_nanos();
-            let mut result = outcome.fields().await; // outside the timed region
+            let (mut result, objects) = outcome.fields().await; // outside the timed region
             // Informational keys (docs/contract.md): the runtime's worker threads, and the
             // tasks still alive after the iteration (0: nothing leaked into the next one).
             let metrics = tokio::runtime::Handle::current().metrics();
             result.push(("tokio_workers", Some(metrics.num_workers() as u64)));
             result.push(("tokio_alive_tasks", Some(metrics.num_alive_tasks() as u64)));
-            emit(&iteration_line(index, index < warmup, elapsed_ns, &result));
+            emit(&iteration_line(
+                index,
+                index < warmup,
+                elapsed_ns,
+                &result,
+                &objects,
+            ));
         }
     });
 }
