@@ -1,32 +1,52 @@
 // fanout (seed 000): build R user profiles; each needs the user first, then
 // orders, preferences and notifications concurrently (Promise.all).
 
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { now } from "./common.mjs";
+import { SleepProof } from "./sleepproof.mjs";
 
-// UserService mocks the remote calls: each awaits a timer, then returns fresh values.
+const FETCH_KINDS = ["user", "orders", "prefs", "notifications"];
+
+// UserService mocks the remote calls: each awaits a timer, then returns fresh
+// values. Each fetch reads performance.now() right before its sleep and records
+// the time since right after it, in its kind's proof (docs/contract.md).
 class UserService {
   constructor(userMs, ordersMs, prefsMs, notificationsMs) {
     Object.assign(this, { userMs, ordersMs, prefsMs, notificationsMs });
+    this.resetProofs();
+  }
+
+  // resetProofs gives each fetch kind a fresh proof (before each iteration's clock).
+  resetProofs() {
+    this.proofs = Object.fromEntries(FETCH_KINDS.map((kind) => [kind, new SleepProof()]));
   }
 
   async fetchUser(id) {
+    const before = performance.now();
     await sleep(this.userMs);
+    this.proofs.user.recordSince(before);
     return { id, name: `User-${id}` };
   }
 
   async fetchOrders(userId) {
+    const before = performance.now();
     await sleep(this.ordersMs);
+    this.proofs.orders.recordSince(before);
     return [{ id: "O1", item: "Item A" }, { id: "O2", item: "Item B" }];
   }
 
   async fetchPreferences(userId) {
+    const before = performance.now();
     await sleep(this.prefsMs);
+    this.proofs.prefs.recordSince(before);
     return { darkMode: true, language: "en-US" };
   }
 
   async fetchNotifications(userId) {
+    const before = performance.now();
     await sleep(this.notificationsMs);
+    this.proofs.notifications.recordSince(before);
     return [{ id: "N1", message: "Welcome" }, { id: "N2", message: "New order" }];
   }
 
@@ -61,8 +81,9 @@ async function buildAll(svc, requests, concurrency) {
   return profiles;
 }
 
-// summarize computes the result from the built profiles (after the clock stops).
-function summarize(profiles) {
+// summarize computes the result from the built profiles and the fetches'
+// proofs (after the clock stops).
+function summarize(profiles, proofs) {
   let count = 0;
   let idSum = 0; // ≤ 2·10^12 at R = 2 000 000: exact as a double
   let idSqSum = 0n; // up to ~2.7·10^18: needs a bigint
@@ -74,7 +95,12 @@ function summarize(profiles) {
     idSqSum += BigInt(p.user.id) ** 2n;
     items += p.orders.length + 1 + p.notifications.length;
   }
-  return { profiles: count, id_sum: idSum, id_sq_sum: idSqSum, items, pool_size: null };
+  const perKind = (figure) => Object.fromEntries(FETCH_KINDS.map((k) => [k, figure(proofs[k])]));
+  return {
+    profiles: count, id_sum: idSum, id_sq_sum: idSqSum, items, pool_size: null,
+    fetched: perKind((proof) => proof.count),
+    slept_min_ns: perKind((proof) => proof.minNs()),
+  };
 }
 
 export const fanout = {
@@ -86,10 +112,11 @@ export const fanout = {
     const svc = new UserService(p.millis("user-ms"), p.millis("orders-ms"), p.millis("prefs-ms"),
       p.millis("notifications-ms"));
     return async () => {
+      svc.resetProofs();
       const start = now();
       const profiles = await buildAll(svc, requests, concurrency);
       const elapsedNs = now() - start;
-      return { elapsedNs, result: summarize(profiles) };
+      return { elapsedNs, result: summarize(profiles, svc.proofs) };
     };
   },
 };
