@@ -6,6 +6,7 @@ from __future__ import annotations
 from concbench.report import hosts_table, summary, summary_text
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
+from concbench.stats import ceiling_ratio
 from concbench.warnings import document_warnings
 
 
@@ -33,7 +34,7 @@ def serialize(doc: ResultsDocument) -> bytes:
              *hosts_table.markdown(doc, "##")]
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
-    lines += toolchains_section(doc, "##") + warnings_section(doc, "##")
+    lines += ceiling_note(doc) + toolchains_section(doc, "##") + warnings_section(doc, "##")
     return "\n".join(lines).encode()
 
 
@@ -43,6 +44,22 @@ def summary_section(doc: ResultsDocument, heading: str) -> list[str]:
     if not cases:
         return []
     return summary_text.markdown(cases, summary.machine_flags(doc.machine), heading)
+
+
+def ceiling_note(doc: ResultsDocument) -> list[str]:
+    """How the ratio to nginx was taken, when the document has one."""
+    if not any(ceiling_ratio.STAT in c.stats for c in doc.cells):
+        return []
+    note = (f"*vs {ceiling_ratio.CEILING}, same round*: each run's requests/s over the "
+            f"{ceiling_ratio.CEILING} run of the same round and parameters (runs whose warm-up "
+            "did not settle left out); the median of those ratios, with the Student-t 95% "
+            "interval of their geometric mean on the logarithms "
+            "(harness/concbench/stats/ceiling_ratio.py).")
+    if any(c.workload not in ceiling_ratio.CEILING_WORKLOADS and c.workload.startswith("http-")
+           for c in doc.cells):
+        note += (f" Not defined for http-aggregate: {ceiling_ratio.CEILING} serves only "
+                 "http-hello; its ceiling is the design's bound (*of bound*).")
+    return [note, ""]
 
 
 def toolchains_section(doc: ResultsDocument, heading: str) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from concbench import outputs
-from concbench.export.markdown_format import render_table, summary_section, \
+from concbench.export.markdown_format import ceiling_note, render_table, summary_section, \
     toolchains_section, warnings_section
 from concbench.report import charts, scaling_table, summary, summary_text
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
@@ -82,7 +82,8 @@ def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
             lines += _seed_section(table, chart_dir, fmt, files, colors)
         lines += _latency(doc, workload, chart_dir, fmt, files, colors)
         lines += ["#### Summary", ""] + render_table(table_of)[2:] + _fits(doc, workload)
-    return lines + toolchains_section(doc, "###") + warnings_section(doc, "###")
+    return lines + ceiling_note(doc) + toolchains_section(doc, "###") + \
+        warnings_section(doc, "###")
 
 
 def render(docs: list[ResultsDocument], chart_dir: str | None = None,

@@ -2,15 +2,18 @@
 
 The `vs` column is the fraction of a ceiling: for http-hello the nginx row with the same
 parameters (what this machine and generator can do at all), for http-aggregate the tightest
-Little's-law bound of the design (named).
+Little's-law bound of the design (named). In an interleaved plan the nginx figure is the
+median of the per-round ratios with its 95 % interval (concbench.stats.ceiling_ratio: each
+run against nginx's run of the same round); otherwise the ratio of the two cells' medians.
 """
 
 from __future__ import annotations
 
 from concbench.report import units
 from concbench.resultset.model import CellResult
+from concbench.stats.ceiling_ratio import CEILING, STAT
 
-CEILING_CONTENDER = "nginx"
+CEILING_CONTENDER = CEILING
 _BOUND_SHORT = {"connections": "conn", "request threads": "threads", "async pool": "pool"}
 
 
@@ -36,6 +39,20 @@ def _ci(cell: CellResult) -> str:
     return f"± {_rate((s.ci95[1] - s.ci95[0]) / 2)}"
 
 
+def _paired(group: list[CellResult]) -> bool:
+    """Whether the group's nginx figures are per-round ratios (then only those are shown)."""
+    return any(STAT in c.stats for c in group)
+
+
+def _same_round(cell: CellResult) -> str:
+    s = cell.stats.get(STAT)
+    if s is None:
+        return "—"
+    if not s.ci95:
+        return f"{s.median:.0%}"
+    return f"{s.median:.0%} ({s.ci95[0]:.0%}–{s.ci95[1]:.0%})"
+
+
 def _versus(cell: CellResult, group: list[CellResult]) -> str:
     rate = _median(cell, "requests_per_s")
     if rate is None:
@@ -44,6 +61,8 @@ def _versus(cell: CellResult, group: list[CellResult]) -> str:
     if bounds and cell.efficiency is not None:
         name = bounds.get("tightest") or ""
         return f"{cell.efficiency:.0%} {_BOUND_SHORT.get(name, name)}".strip()
+    if _paired(group):
+        return _same_round(cell)
     for other in group:
         if other.contender == CEILING_CONTENDER and other.params == cell.params \
                 and other is not cell:
@@ -55,6 +74,8 @@ def _versus(cell: CellResult, group: list[CellResult]) -> str:
 def versus_header(group: list[CellResult]) -> str:
     if any(c.metadata.get("bounds") for c in group):
         return "of bound"
+    if _paired(group):
+        return f"vs {CEILING_CONTENDER}, same round (95% CI)"
     return f"vs {CEILING_CONTENDER}"
 
 

@@ -5,7 +5,9 @@ terminal, the Markdown and the HTML report render the same summaries.
 A case is one set of parameters of a workload: contenders are compared only on identical
 parameters. The metrics are the workload's own: time per iteration (events/s for channel)
 and memory for batch workloads (only memory at the mark for spawn-idle, whose time is its
-hold); requests/s, p99 latency and the server's RSS under load for servers.
+hold); requests/s, p99 latency and the server's RSS under load for servers, and for a
+server measured in rounds beside nginx its requests/s as a share of nginx's in the same round
+(concbench.stats.ceiling_ratio; the samples are the per-round ratios, nginx itself not ranked).
 
 Method (as `concbench compare`, concbench.compare.ratio_test):
 - the samples are a cell's measurements: every measured iteration's time (rate: its inverse,
@@ -20,6 +22,9 @@ Method (as `concbench compare`, concbench.compare.ratio_test):
   contenders that no test separates share a rank rather than being ordered by noise;
 - with one measurement on either side there is no interval and no test: the ratio is shown,
   flagged n = 1, and no rank is claimed from it;
+- a cell whose figure is not its server's steady state (report.flags: a warm-up that hit its
+  cap, "unsettled"; a JVM still compiling in the measured window, "not steady") gets no ratio
+  and no rank: it is listed after the ranked contenders with that flag as its status;
 - iterations of one process are not independent (they share a heap, a JIT, a machine phase),
   so with few runs the time interval is narrower than one over runs alone would be.
 """
@@ -36,6 +41,7 @@ from concbench.report import flags as flag_rules
 from concbench.report.flags import Flag
 from concbench.report.views import SERVER_PREFIX, headline, varying
 from concbench.resultset.model import CellResult
+from concbench.stats import ceiling_ratio
 from concbench.stats.scans import points, size_param
 
 Samples = Callable[[CellResult], list[float]]
@@ -77,11 +83,21 @@ REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
 P99 = SummaryMetric("p99", "p99 latency", True, "ms", _load(("load", "latency_ms", "p99")))
 SERVER_MEMORY = SummaryMetric("server memory", "server RSS", True, "B",
                               _load(("server", "window", "peak_rss_bytes")))
+OF_CEILING = SummaryMetric("of nginx", f"of {ceiling_ratio.CEILING}, same round", False, "%",
+                           ceiling_ratio.round_ratios, ceiling_ratio.STAT)
+
+
+def _members(metric: SummaryMetric, cells: list[CellResult]) -> list[CellResult] | None:
+    """The cells a metric ranks; None when it has nothing to say (no ratio to nginx)."""
+    if metric is not OF_CEILING:
+        return cells
+    found = [c for c in cells if c.contender != ceiling_ratio.CEILING]
+    return found if any(metric.samples(c) for c in found) else None
 
 
 def metrics_for(workload: str) -> tuple[SummaryMetric, ...]:
     if workload.startswith(SERVER_PREFIX):
-        return (REQUESTS, P99, SERVER_MEMORY)
+        return (REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
     kind = headline(workload).kind
     if kind == "B":
         return (MEMORY,)
@@ -183,10 +199,25 @@ def _rank(i: int, samples: list[list[float]], lower: bool) -> int:
     return 1 + better
 
 
+def _unranked(cell: CellResult, metric: SummaryMetric) -> Flag | None:
+    """The flag that keeps this cell's figure out of the ranking, if any."""
+    return next((f for f in flag_rules.cell_flags(cell.warnings, metric.name) if f.unranked),
+                None)
+
+
+def _held(cell: CellResult, metric: SummaryMetric, samples: list[float], why: Flag) -> Standing:
+    """A cell left out of the ranking: its figure kept, no ratio, no rank, the flag as status."""
+    return Standing(cell.contender, why.label, why.text, _figure(cell, metric, samples),
+                    len(samples), None, None, None, False,
+                    tuple(_flags(cell, metric, len(samples))))
+
+
 def summarize_case(cells: list[CellResult], metric: SummaryMetric,
                    case: dict[str, Any], note: str = "") -> CaseSummary:
     """The standings of cells with identical parameters on one metric."""
     measured = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
+    held = [_held(c, metric, s, why) for c, s in measured if (why := _unranked(c, metric))]
+    measured = [(c, s) for c, s in measured if not _unranked(c, metric)]
     lower = metric.lower_is_better
     measured.sort(key=lambda cs: _center(cs[1]) * (1 if lower else -1))
     standings: list[Standing] = []
@@ -199,6 +230,7 @@ def summarize_case(cells: list[CellResult], metric: SummaryMetric,
             len(samples), test.ratio if test else 1.0, test.ci95 if test else None,
             _rank(i, all_samples, lower), _same(test), tuple(_flags(cell, metric, len(samples))),
             _same(previous)))
+    standings += held
     done = {s.contender for s in standings}
     standings += [Standing(c.contender, c.status if c.status != "ok" else "no data", c.reason,
                            None, 0, None, None, None, False, ())
@@ -262,7 +294,8 @@ def summaries(cells: tuple[CellResult, ...] | list[CellResult],
         if largest_only and param is not None:
             group, note = _largest(group, param)
         for case, members in _cases(group, shown):
-            found += [summarize_case(members, m, case, note) for m in metrics_for(workload)]
+            found += [summarize_case(ranked, m, case, note) for m in metrics_for(workload)
+                      if (ranked := _members(m, members))]
     return found
 
 

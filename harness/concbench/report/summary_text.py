@@ -42,6 +42,8 @@ def figure(case: CaseSummary, value: float | None) -> str:
         return units.size(value)
     if kind == "ms":
         return units.milliseconds(value)
+    if kind == "%":
+        return units.percent(value)
     return units.rate(value, case.unit if case.metric.name == "rate" else "req")
 
 
@@ -160,9 +162,10 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s"), "memory": ("memory", "server memory"),
-                  "latency": ("p99",)}
-GLANCE_HEADERS = {"speed": "time / throughput", "memory": "memory", "latency": "p99 latency"}
+GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s"), "ceiling": ("of nginx",),
+                  "memory": ("memory", "server memory"), "latency": ("p99",)}
+GLANCE_HEADERS = {"speed": "time / throughput", "ceiling": "of nginx, same round",
+                  "memory": "memory", "latency": "p99 latency"}
 
 
 @dataclass(frozen=True)

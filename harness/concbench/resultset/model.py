@@ -77,12 +77,22 @@ class RunResult:
     """Run-level warnings (e.g. a server that did not stop on SIGTERM)."""
     profiles: tuple[dict[str, Any], ...] = ()
     """Profiled runs only (--profile): {profiler, mode, samples, folded, flamegraph}."""
+    cgroup: dict[str, Any] | None = None
+    """Runs under --cpus / --memory (docs/containers.md): the cgroup's version and paths,
+    the limits written (cpus, period_us, quota_us, memory_limit_bytes), cpu {periods,
+    throttled_periods, throttled_s, usage_s}, memory {peak_bytes, limit_hits, oom_kills} and,
+    for servers, window_cpu: the cpu counters over the measured window alone."""
     steal_percent: float | None = None
     """Share of this machine's CPU time the hypervisor withheld while the run ran (steal in
     /proc/stat, all CPUs); None where the kernel reports none."""
     probe_ms: float | None = None
     """The machine's speed just before the run: ms of concbench.speed_probe's fixed Python loop
     (best of three; higher is slower). Not a correction, a witness: see speed_probe."""
+    round: int | None = None
+    """The round of an interleaved plan this run belongs to (runner.scheduler: round r runs
+    every cell once; a resumed plan numbers its rounds on from the last recorded one); None
+    when the plan ran cell after cell. Runs of two cells with the same round are paired, as
+    for the ratio to nginx (concbench.stats.ceiling_ratio)."""
 
     @property
     def cpu_s(self) -> float:
@@ -124,7 +134,9 @@ class CellResult:
     """ideal_s / median elapsed; None without an ideal or without ok runs."""
     runs: tuple[RunResult, ...]
     stats: dict[str, Summary]
-    """elapsed_s, wall_s, peak_rss_bytes, peak_threads, cpu_s, throughput_per_s over ok runs."""
+    """elapsed_s, wall_s, peak_rss_bytes, peak_threads, cpu_s, throughput_per_s over ok runs;
+    servers: requests_per_s, latency_*_ms, … and, in an interleaved plan with an nginx cell of
+    the same parameters, nginx_ratio (concbench.stats.ceiling_ratio)."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Contender style and notes, warm-up and iteration counts, throughput unit."""
     warnings: tuple[str, ...] = ()

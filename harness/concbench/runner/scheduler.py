@@ -13,8 +13,10 @@ from concbench.profiling.cells import profile_cell
 from concbench.resultset.model import CellResult, RunResult
 from concbench.resultset.recorder import Recorder
 from concbench.runner.measure import RunRequest, measure
+from concbench.runner.placement import under_quota
 from concbench.runner.server_run import ServerRequest, measure_server
 from concbench.runner.server_setup import ServerContext, prepare
+from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate, unavailable
 from concbench.toolchains import ToolEnv
 from concbench.workloads.server import resolve_bounds
@@ -52,8 +54,11 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
     if cell.spec.server is None:
         found["thread_budget"] = cell.contender.thread_budget(cell.spec.name,
                                                               cell.params).to_dict()
+    if cell.limits:
+        found["limits"] = cell.limits.to_dict()
     if cell.spec.server is not None and servers is not None:
-        found["placement"] = servers.placement.to_dict()
+        found["placement"] = under_quota(servers.placement, cell.limits.cpus,
+                                         plan.settings.server_cpus).to_dict()
         found["bounds_declared"] = cell.contender.bounds
         found["tools"] = servers.versions
         if servers.sites is not None:
@@ -70,13 +75,14 @@ def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerCo
     if cell.spec.server is None:
         req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
                          plan.warmup_of(cell), plan.iterations_of(cell), s.timeout_s,
-                         s.rss_limit)
+                         s.rss_limit, limits=cell.limits or None)
         return req.argv(), lambda path, profiler=None: measure(
             dataclasses.replace(req, profiler=profiler), path)
     assert servers is not None
     sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
-                         s.rss_limit, servers.placement, servers.backend_exe,
-                         sites=servers.sites)
+                         s.rss_limit, under_quota(servers.placement, cell.limits.cpus,
+                                                  s.server_cpus), servers.backend_exe,
+                         sites=servers.sites, limits=cell.limits or None)
     return sreq.argv(0, None), lambda path, profiler=None: measure_server(
         dataclasses.replace(sreq, profiler=profiler), path)
 
@@ -157,7 +163,7 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
     missing = servers.unavailable_reason(cell.params, cell.contender) \
         if servers and cell.spec.server else None
     if not outcome.ok or outcome.tools is None or missing:
-        result = unavailable(cell.spec, cell.contender.name, cell.params,
+        result = unavailable(cell.spec, cell.contender.name, cell.recorded_params,
                              cell.contender.thread_budget(cell.spec.name, cell.params),
                              missing or outcome.reason or "unavailable",
                              _metadata(plan, cell, None, servers))
@@ -169,14 +175,15 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
     return _Cell(index, cell, plan.runs_of(cell), argv, measure_one, outcome.tools)
 
 
-def _run_once(state: _Cell, recorder: Recorder, observer: Observer) -> None:
+def _run_once(state: _Cell, recorder: Recorder, observer: Observer,
+              round_: int | None = None) -> None:
     run_index = len(state.runs)
     observer.run_started(state.cell, run_index, state.planned)
     probe = speed_probe.probe_ms()
     before = steal.cpu_jiffies()
     run = state.measure_one(recorder.samples_path(state.index, run_index))
     run = dataclasses.replace(run, steal_percent=steal.steal_percent(before, steal.cpu_jiffies()),
-                              probe_ms=probe)
+                              probe_ms=probe, round=round_)
     state.runs.append(run)
     observer.run_finished(state.cell, run)
     if run.status in STOP_AFTER:  # would only cost the same again, run after run
@@ -188,12 +195,15 @@ def _interleaved(plan: Plan, cells: list[_Cell], recorder: Recorder, observer: O
                  servers: ServerContext | None, say) -> None:
     """Round r runs every active cell once, forwards in even rounds and backwards in odd
     ones (A B, B A, …); after each run its cell is recorded as it stands, so a kill keeps
-    every run done so far."""
+    every run done so far. Each run records its round, numbered on from the last round
+    recorded (a resumed plan's rounds are new ones)."""
+    first = 1 + max((r.round for c in recorder.doc.cells for r in c.runs
+                     if r.round is not None), default=-1)
     for round_index in range(max((c.planned for c in cells), default=0)):
         for state in cells if round_index % 2 == 0 else reversed(cells):
             if state.active:
-                _run_once(state, recorder, observer)
-                recorder.add(_result(plan, state, servers))
+                _run_once(state, recorder, observer, first + round_index)
+                _record(recorder, _result(plan, state, servers))
     for state in cells:
         _close(plan, state, recorder, observer, servers, say)
 
@@ -206,9 +216,18 @@ def _close(plan: Plan, state: _Cell, recorder: Recorder, observer: Observer,
         profiles = profile_cell(
             state.cell.spec, state.tools, recorder.folder / "profiles", f"cell{state.index:03d}",
             lambda profiler: state.measure_one(None, profiler), state.runs, say)
-    result = _result(plan, state, servers, profiles)
-    recorder.add(result)
+    result = _record(recorder, _result(plan, state, servers, profiles))
     observer.cell_finished(result)
+
+
+def _record(recorder: Recorder, result: CellResult) -> CellResult:
+    """Record a cell with its ratio to nginx, then the cells whose ratio it changes (the
+    servers of an nginx cell); the cell as recorded."""
+    result = ceiling_ratio.with_ratio(result, recorder.doc.cells)
+    recorder.add(result)
+    for cell in ceiling_ratio.refreshed(recorder.doc.cells):
+        recorder.add(cell)
+    return result
 
 
 def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
