@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .common import Params, now_ns
+from .sleep_proof import SleepProof
 
 PARAMS = ["requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms",
           "pool-size"]
+FETCH_KINDS = ("user", "orders", "prefs", "notifications")
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,25 +48,32 @@ class UserProfile:
 
 
 class UserService:
-    """Mocks the remote calls: each awaits asyncio.sleep, then returns fresh values."""
+    """Mocks the remote calls: each awaits asyncio.sleep, then returns fresh values. Each fetch
+    times its own sleep and counts itself in its kind's SleepProof."""
 
     def __init__(self, user: float, orders: float, prefs: float, notifications: float):
         self.user, self.orders, self.prefs, self.notifications = user, orders, prefs, notifications
+        self.reset_proofs()
+
+    def reset_proofs(self) -> None:
+        """Fresh proofs for each fetch kind (before each iteration's clock)."""
+        self.proofs = {kind: SleepProof() for kind in FETCH_KINDS}
+        self._user, self._orders, self._prefs, self._notifications = self.proofs.values()
 
     async def fetch_user(self, user_id: int) -> User:
-        await asyncio.sleep(self.user)
+        await self._user.sleep(self.user)
         return User(user_id, f"User-{user_id}")
 
     async def fetch_orders(self, user_id: int) -> list[Order]:
-        await asyncio.sleep(self.orders)
+        await self._orders.sleep(self.orders)
         return [Order("O1", "Item A"), Order("O2", "Item B")]
 
     async def fetch_preferences(self, user_id: int) -> Preferences:
-        await asyncio.sleep(self.prefs)
+        await self._prefs.sleep(self.prefs)
         return Preferences(True, "en-US")
 
     async def fetch_notifications(self, user_id: int) -> list[Notification]:
-        await asyncio.sleep(self.notifications)
+        await self._notifications.sleep(self.notifications)
         return [Notification("N1", "Welcome"), Notification("N2", "New order")]
 
     async def build_user_profile(self, user_id: int) -> UserProfile:
@@ -85,6 +94,7 @@ def setup(p: Params):
                       p.seconds("notifications-ms"))
 
     async def iteration(index: int) -> tuple[int, dict[str, Any]]:
+        svc.reset_proofs()
         start = now_ns()
         profiles: list[UserProfile | None] = [None] * requests  # each task fills its own slot
 
@@ -120,7 +130,10 @@ def setup(p: Params):
             id_sum += uid
             id_sq_sum += uid * uid
             items += len(profile.orders) + 1 + len(profile.notifications)
+        proofs = svc.proofs.items()
         return elapsed, {"profiles": built, "id_sum": id_sum, "id_sq_sum": id_sq_sum,
-                         "items": items, "pool_size": None}
+                         "items": items, "pool_size": None,
+                         "fetched": {kind: proof.count for kind, proof in proofs},
+                         "slept_min_ns": {kind: proof.shortest_ns() for kind, proof in proofs}}
 
     return iteration
