@@ -13,7 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
 /**
@@ -25,20 +24,21 @@ final class Blocking {
 
     // ---------------------------------------------------------------- fanout (seed 000)
 
-    /** Builds one profile (blocking). */
+    /** Builds one profile (blocking); its fetches record their sleeps in {@code fetches}. */
     interface Builder {
-        Work.UserProfile build(int id) throws Exception;
+        Work.UserProfile build(int id, Work.Fetches fetches) throws Exception;
     }
 
     /** Requests run on {@code requests}; each blocks on its three sub-fetches submitted to {@code subs}. */
     static Work.Iteration fanout(ExecutorService requests, ExecutorService subs, Work.FanoutParams f, Integer poolEcho) {
-        return fanoutWith(requests, id -> buildProfile(id, subs, f), f, poolEcho);
+        return fanoutWith(requests, (id, fetches) -> buildProfile(id, subs, f, fetches), f, poolEcho);
     }
 
     /** Submits every request (bounded by --concurrency when > 0) to {@code requests}, then get()s them all. */
     static Work.Iteration fanoutWith(ExecutorService requests, Builder builder, Work.FanoutParams f, Integer poolEcho) {
         return (index, start, out) -> {
             int r = f.requests();
+            Work.Fetches fetches = Work.Fetches.create();
             Semaphore inFlight = f.concurrency() > 0 ? new Semaphore(f.concurrency()) : null;
             List<Future<Work.UserProfile>> futures = new ArrayList<>(r);
             for (int id = 1; id <= r; id++) {
@@ -46,7 +46,7 @@ final class Blocking {
                 int uid = id;
                 futures.add(requests.submit(() -> {
                     try {
-                        return builder.build(uid);
+                        return builder.build(uid, fetches);
                     } finally {
                         if (inFlight != null) inFlight.release();
                     }
@@ -54,37 +54,41 @@ final class Blocking {
             }
             List<Work.UserProfile> profiles = new ArrayList<>(r);
             for (Future<Work.UserProfile> fu : futures) profiles.add(fu.get());
-            return () -> Work.fanoutResult(profiles, poolEcho);
+            return () -> Work.fanoutResult(profiles, poolEcho, fetches);
         };
     }
 
     /** Seed 000's UserProfileBuilderImpl: fetch the user, then submit the three fetches and get() them. */
-    static Work.UserProfile buildProfile(int id, ExecutorService subs, Work.FanoutParams f) throws Exception {
-        var user = Work.fetchUser(id, f.userMs());
-        var orders = subs.submit(() -> Work.fetchOrders(f.ordersMs()));
-        var prefs = subs.submit(() -> Work.fetchPreferences(f.prefsMs()));
-        var notifs = subs.submit(() -> Work.fetchNotifications(f.notificationsMs()));
+    static Work.UserProfile buildProfile(int id, ExecutorService subs, Work.FanoutParams f, Work.Fetches fetches)
+            throws Exception {
+        var user = Work.fetchUser(id, f.userMs(), fetches);
+        var orders = subs.submit(() -> Work.fetchOrders(f.ordersMs(), fetches));
+        var prefs = subs.submit(() -> Work.fetchPreferences(f.prefsMs(), fetches));
+        var notifs = subs.submit(() -> Work.fetchNotifications(f.notificationsMs(), fetches));
         return new Work.UserProfile(user, orders.get(), prefs.get(), notifs.get());
     }
 
     // ---------------------------------------------------------------- sleep-tasks (seed 001)
 
-    static Work.Iteration sleepTasks(ExecutorService exec, int tasks, long sleepMs, long cpuIters, Integer poolEcho) {
+    static Work.Iteration sleepTasks(ExecutorService exec, Work.SleepTasksParams p, Integer poolEcho) {
         return (index, start, out) -> {
-            AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
-            List<Future<Long>> futures = new ArrayList<>(tasks);
-            for (int i = 0; i < tasks; i++) {
+            Work.Sleeps finished = new Work.Sleeps(); // each task adds itself and its timed sleep once it is done
+            List<Future<Long>> futures = new ArrayList<>(p.tasks());
+            for (int i = 0; i < p.tasks(); i++) {
                 Object lock = Pitfall.lockForTask(); // null unless the synchronized variant runs
                 futures.add(exec.submit(() -> {
-                    Pitfall.sleep(sleepMs, lock); // Thread.sleep, unless a pitfall variant says otherwise
-                    long s = Work.cpu(cpuIters);
-                    finished.incrementAndGet();
+                    long t0 = System.nanoTime();
+                    Pitfall.sleep(p.sleepMs(), lock); // Thread.sleep, unless a pitfall variant says otherwise
+                    long slept = System.nanoTime() - t0;
+                    long s = p.cpu();
+                    finished.add(slept);
                     return s;
                 }));
             }
             long sum = 0;
             for (Future<Long> fu : futures) sum += fu.get();
-            return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));
+            long cpuSum = sum;
+            return () -> Work.sleepTasksResult(finished, cpuSum, poolEcho); // built after the clock stops
         };
     }
 

@@ -9,8 +9,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -50,24 +50,9 @@ public class CompletableStyle implements Style {
                 yield fanout(f);
             }
             case "sleep-tasks" -> {
-                int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
-                long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
-                pool = Startup.fixedPool(poolSize);
-                Integer poolEcho = poolEcho(poolSize);
-                yield (index, start, out) -> {
-                    AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
-                    List<CompletableFuture<Long>> all = new ArrayList<>(tasks);
-                    for (int i = 0; i < tasks; i++)
-                        all.add(after(sleepMs, () -> {
-                            long s = Work.cpu(k);
-                            finished.incrementAndGet();
-                            return s;
-                        }));
-                    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
-                    long sum = 0;
-                    for (CompletableFuture<Long> cf : all) sum += cf.join(); // all complete
-                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, poolEcho));
-                };
+                var st = Work.SleepTasksParams.of(p);
+                pool = Startup.fixedPool(st.poolSize());
+                yield sleepTasks(st, poolEcho(st.poolSize()));
             }
             case "ring" -> new CompletableRing(forkJoin(), Ring.Params.of(p));
             case "skynet" -> {
@@ -114,17 +99,46 @@ public class CompletableStyle implements Style {
     }
 
     /**
-     * The value of a simulated call that waits {@code ms}. java-completable: supplyAsync on the pool, the
-     * task sleeps (Thread.sleep, holding its pool thread), then builds the value. java-completable-async:
-     * supplyAsync through delayedExecutor(ms, pool): a timer hands the supplier to the pool after ms.
+     * The value of a simulated call that waits {@code ms}, built from how long the wait took (ns, by
+     * System.nanoTime, for the sleep proofs). java-completable: supplyAsync on the pool, the task sleeps
+     * (Thread.sleep, holding its pool thread, timed right around the call), then builds the value.
+     * java-completable-async: supplyAsync through delayedExecutor(ms, pool): a timer hands the supplier to
+     * the pool after ms; the wait is timed from right before the timer is armed to the supplier's start.
      */
-    private <T> CompletableFuture<T> after(long ms, Supplier<T> value) {
-        if (timer)
-            return CompletableFuture.supplyAsync(value, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
-        return CompletableFuture.supplyAsync(() -> {
-            Work.sleep(ms);
+    private <T> CompletableFuture<T> after(long ms, LongFunction<T> value) {
+        if (timer) {
+            long armed = System.nanoTime();
+            return CompletableFuture.supplyAsync(() -> value.apply(System.nanoTime() - armed),
+                    CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
+        }
+        return CompletableFuture.supplyAsync(() -> value.apply(Work.timedSleep(ms)), pool);
+    }
+
+    /** A fetch: after(ms), then it records its own timed wait under its kind and builds its value. */
+    private <T> CompletableFuture<T> fetch(long ms, Work.Sleeps kind, Supplier<T> value) {
+        return after(ms, slept -> {
+            kind.add(slept);
             return value.get();
-        }, pool);
+        });
+    }
+
+    /** N calls of after(sleep-ms, CPU part); each task adds itself and its timed wait once its CPU part is done. */
+    private Work.Iteration sleepTasks(Work.SleepTasksParams p, Integer poolEcho) {
+        return (index, start, out) -> {
+            Work.Sleeps finished = new Work.Sleeps();
+            List<CompletableFuture<Long>> all = new ArrayList<>(p.tasks());
+            for (int i = 0; i < p.tasks(); i++)
+                all.add(after(p.sleepMs(), slept -> {
+                    long s = p.cpu();
+                    finished.add(slept);
+                    return s;
+                }));
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+            long sum = 0;
+            for (CompletableFuture<Long> cf : all) sum += cf.join(); // all complete
+            long cpuSum = sum;
+            return () -> Work.sleepTasksResult(finished, cpuSum, poolEcho); // built after the clock stops
+        };
     }
 
     /** pool_size in the result: pool-size where the pool bounds the waits (Thread.sleep), null with timers. */
@@ -135,16 +149,17 @@ public class CompletableStyle implements Style {
     private Work.Iteration fanout(Work.FanoutParams f) {
         Integer poolEcho = poolEcho(f.poolSize());
         return (index, start, out) -> {
+            Work.Fetches fetches = Work.Fetches.create();
             Semaphore inFlight = f.concurrency() > 0 ? new Semaphore(f.concurrency()) : null;
             List<CompletableFuture<Work.UserProfile>> all = new ArrayList<>(f.requests());
             for (int id = 1; id <= f.requests(); id++) {
                 if (inFlight != null) inFlight.acquire(); // blocks main only, never a pool thread
                 int uid = id;
-                CompletableFuture<Work.UserProfile> cf = after(f.userMs(), () -> Work.user(uid))
+                CompletableFuture<Work.UserProfile> cf = fetch(f.userMs(), fetches.user(), () -> Work.user(uid))
                         .thenCompose(user -> {
-                            var orders = after(f.ordersMs(), Work::orders);
-                            var prefs = after(f.prefsMs(), Work::preferences);
-                            var notifs = after(f.notificationsMs(), Work::notifications);
+                            var orders = fetch(f.ordersMs(), fetches.orders(), Work::orders);
+                            var prefs = fetch(f.prefsMs(), fetches.prefs(), Work::preferences);
+                            var notifs = fetch(f.notificationsMs(), fetches.notifications(), Work::notifications);
                             return CompletableFuture.allOf(orders, prefs, notifs).thenApply(v ->
                                     new Work.UserProfile(user, orders.join(), prefs.join(), notifs.join())); // all complete
                         });
@@ -154,7 +169,7 @@ public class CompletableStyle implements Style {
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
             List<Work.UserProfile> profiles = new ArrayList<>(all.size());
             for (CompletableFuture<Work.UserProfile> cf : all) profiles.add(cf.join());
-            return () -> Work.fanoutResult(profiles, poolEcho);
+            return () -> Work.fanoutResult(profiles, poolEcho, fetches);
         };
     }
 

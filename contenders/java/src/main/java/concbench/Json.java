@@ -30,7 +30,8 @@ final class Json {
         line(b);
     }
 
-    /** A flat JSON object of numbers, booleans, strings and nulls. */
+    /** A JSON object of numbers, booleans, strings, nulls and nested objects (fanout's per-kind proofs). */
+    @SuppressWarnings("unchecked")
     private static StringBuilder object(StringBuilder b, Map<String, Object> map) {
         b.append('{');
         boolean first = true;
@@ -40,6 +41,7 @@ final class Json {
             string(b, e.getKey()).append(':');
             Object v = e.getValue();
             if (v instanceof String s) string(b, s);
+            else if (v instanceof Map<?, ?> m) object(b, (Map<String, Object>) m);
             else b.append(v); // Number, Boolean or null
         }
         return b.append('}');

@@ -15,7 +15,7 @@ import java.util.Map;
 public final class Main {
     static final Map<String, List<String>> WORKLOAD_PARAMS = Map.of(
             "fanout", List.of("requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"),
-            "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "pool-size"),
+            "sleep-tasks", List.of("tasks", "sleep-ms", "cpu-iters", "cpu-seed", "pool-size"),
             "spawn-idle", List.of("tasks", "hold-ms"),
             "channel", List.of("workers", "events", "queue", "etype", "esize"),
             "ring", List.of("rings", "size", "passes", "sample-every"),

@@ -51,11 +51,10 @@ public final class PlatformStyle implements Style {
                 yield Blocking.fanout(pool, subPool, f, f.poolSize());
             }
             case "sleep-tasks" -> {
-                int tasks = p.intAtLeast("tasks", 0), poolSize = p.intAtLeast("pool-size", 1);
-                long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
-                ThreadBudget.require(poolSize, "a fixed pool of " + poolSize + ", all started in set-up");
-                pool = Startup.fixedPool(poolSize);
-                yield Blocking.sleepTasks(pool, tasks, sleepMs, k, poolSize);
+                var s = Work.SleepTasksParams.of(p);
+                ThreadBudget.require(s.poolSize(), "a fixed pool of " + s.poolSize() + ", all started in set-up");
+                pool = Startup.fixedPool(s.poolSize());
+                yield Blocking.sleepTasks(pool, s, s.poolSize());
             }
             case "spawn-idle" -> {
                 int tasks = p.intAtLeast("tasks", 0);

@@ -9,6 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -32,27 +34,27 @@ public final class ReactorStyle implements Style {
                 var f = Work.FanoutParams.of(p);
                 int width = f.concurrency() > 0 ? f.concurrency() : Math.max(1, f.requests());
                 yield (index, start, out) -> {
+                    Work.Fetches fetches = Work.Fetches.create();
                     List<Work.UserProfile> profiles = f.concurrency() > 0
-                            ? Flux.range(1, f.requests()).flatMap(id -> profile(id, f), width).collectList().block()
-                            : allAtOnce(f.requests(), i -> profile(i + 1, f));
-                    return () -> Work.fanoutResult(profiles, null);
+                            ? Flux.range(1, f.requests()).flatMap(id -> profile(id, f, fetches), width).collectList().block()
+                            : allAtOnce(f.requests(), i -> profile(i + 1, f, fetches));
+                    return () -> Work.fanoutResult(profiles, null, fetches);
                 };
             }
             case "sleep-tasks" -> {
-                int tasks = p.intAtLeast("tasks", 0);
-                p.intAtLeast("pool-size", 1); // validated, ignored
-                Duration sleep = Duration.ofMillis(p.longAtLeast("sleep-ms", 0));
-                long k = p.longAtLeast("cpu-iters", 0);
+                var st = Work.SleepTasksParams.of(p); // pool-size validated, ignored
+                Duration sleep = Duration.ofMillis(st.sleepMs());
                 yield (index, start, out) -> {
-                    AtomicLong finished = new AtomicLong(); // each task counts itself once it is done
-                    List<Long> sums = allAtOnce(tasks, i -> Mono.delay(sleep).map(t -> {
-                        long s = Work.cpu(k);
-                        finished.incrementAndGet();
+                    Work.Sleeps finished = new Work.Sleeps(); // each task adds itself and its timed delay once done
+                    List<Long> sums = allAtOnce(st.tasks(), i -> timedDelay(sleep, slept -> {
+                        long s = st.cpu();
+                        finished.add(slept);
                         return s;
                     }));
                     long sum = 0;
                     for (long s : sums) sum += s;
-                    return Work.ready(Work.sleepTasksResult(finished.get(), sum, null));
+                    long cpuSum = sum;
+                    return () -> Work.sleepTasksResult(finished, cpuSum, null); // built after the clock stops
                 };
             }
             case "spawn-idle" -> {
@@ -102,13 +104,34 @@ public final class ReactorStyle implements Style {
     }
 
     /** Seed 000's coroutine builder in Reactor: delay for the user, then zip the three delayed fetches. */
-    static Mono<Work.UserProfile> profile(int id, Work.FanoutParams f) {
-        return Mono.delay(Duration.ofMillis(f.userMs())).map(t -> Work.user(id))
+    static Mono<Work.UserProfile> profile(int id, Work.FanoutParams f, Work.Fetches fetches) {
+        return fetch(f.userMs(), fetches.user(), () -> Work.user(id))
                 .flatMap(user -> Mono.zip(
-                                Mono.delay(Duration.ofMillis(f.ordersMs())).map(t -> Work.orders()),
-                                Mono.delay(Duration.ofMillis(f.prefsMs())).map(t -> Work.preferences()),
-                                Mono.delay(Duration.ofMillis(f.notificationsMs())).map(t -> Work.notifications()))
+                                fetch(f.ordersMs(), fetches.orders(), Work::orders),
+                                fetch(f.prefsMs(), fetches.prefs(), Work::preferences),
+                                fetch(f.notificationsMs(), fetches.notifications(), Work::notifications))
                         .map(t -> new Work.UserProfile(user, t.getT1(), t.getT2(), t.getT3())));
+    }
+
+    /** A fetch: a timed Mono.delay(ms), then it records its wait under its kind and builds its value. */
+    static <T> Mono<T> fetch(long ms, Work.Sleeps kind, Supplier<T> value) {
+        return timedDelay(Duration.ofMillis(ms), slept -> {
+            kind.add(slept);
+            return value.get();
+        });
+    }
+
+    /**
+     * Mono.delay(d), then value(ns the delay took). The clock is read when the Mono is subscribed (defer:
+     * per subscription, right before Mono.delay arms its timer), not when it is assembled: allAtOnce
+     * assembles all N monos before Mono.zip subscribes to them. The second read is in map, on the parallel
+     * thread the timer fired on.
+     */
+    static <T> Mono<T> timedDelay(Duration d, LongFunction<T> value) {
+        return Mono.defer(() -> {
+            long armed = System.nanoTime();
+            return Mono.delay(d).map(tick -> value.apply(System.nanoTime() - armed));
+        });
     }
 
     /**

@@ -25,7 +25,7 @@ public final class StructuredStyle implements Style {
                 var f = Work.FanoutParams.of(p);
                 executor = Executors.newVirtualThreadPerTaskExecutor();
                 // same request-submission loop as java-virtual; only the sub-fetches differ (a scope per request)
-                yield Blocking.fanoutWith(executor, id -> buildProfile(id, f), f, null);
+                yield Blocking.fanoutWith(executor, (id, fetches) -> buildProfile(id, f, fetches), f, null);
             }
             case "skynet" -> skynet(Skynet.Params.of(p));
             default -> throw new Params.BadInput("unknown workload " + workload);
@@ -34,12 +34,12 @@ public final class StructuredStyle implements Style {
         return iteration;
     }
 
-    static Work.UserProfile buildProfile(int id, Work.FanoutParams f) throws InterruptedException {
-        var user = Work.fetchUser(id, f.userMs());
+    static Work.UserProfile buildProfile(int id, Work.FanoutParams f, Work.Fetches fetches) throws InterruptedException {
+        var user = Work.fetchUser(id, f.userMs(), fetches);
         try (var scope = StructuredTaskScope.open()) {
-            var orders = scope.fork(() -> Work.fetchOrders(f.ordersMs()));
-            var prefs = scope.fork(() -> Work.fetchPreferences(f.prefsMs()));
-            var notifs = scope.fork(() -> Work.fetchNotifications(f.notificationsMs()));
+            var orders = scope.fork(() -> Work.fetchOrders(f.ordersMs(), fetches));
+            var prefs = scope.fork(() -> Work.fetchPreferences(f.prefsMs(), fetches));
+            var notifs = scope.fork(() -> Work.fetchNotifications(f.notificationsMs(), fetches));
             scope.join(); // waits for all three; throws if one failed
             return new Work.UserProfile(user, orders.get(), prefs.get(), notifs.get());
         }

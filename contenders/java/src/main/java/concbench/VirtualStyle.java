@@ -26,11 +26,9 @@ public final class VirtualStyle implements Style {
                 yield Blocking.fanout(executor, executor, f, null);
             }
             case "sleep-tasks" -> {
-                int tasks = p.intAtLeast("tasks", 0);
-                p.intAtLeast("pool-size", 1); // validated, ignored
-                long sleepMs = p.longAtLeast("sleep-ms", 0), k = p.longAtLeast("cpu-iters", 0);
+                var s = Work.SleepTasksParams.of(p); // pool-size validated, ignored
                 executor = Executors.newVirtualThreadPerTaskExecutor();
-                yield Blocking.sleepTasks(executor, tasks, sleepMs, k, null);
+                yield Blocking.sleepTasks(executor, s, null);
             }
             case "spawn-idle" -> Blocking.spawnIdle(Thread.ofVirtual(), "virtual",
                     p.intAtLeast("tasks", 0), p.longAtLeast("hold-ms", 0));

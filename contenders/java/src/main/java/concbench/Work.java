@@ -3,8 +3,10 @@ package concbench;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAccumulator;
+import java.util.concurrent.atomic.LongAdder;
 
-/** Shared pieces: the iteration interface, the seed-000 domain model, sleep and the cpu loop. */
+/** Shared pieces: the iteration interface, the seed-000 domain model, sleep, the sleep proofs and the cpu chain. */
 final class Work {
     private Work() {}
 
@@ -51,17 +53,31 @@ final class Work {
         }
     }
 
+    /** sleep-tasks' parameters; the seed is the chain's start as a 32-bit pattern (0 <= cpu-seed < 2^32). */
+    record SleepTasksParams(int tasks, long sleepMs, long cpuIters, int cpuSeed, int poolSize) {
+        static SleepTasksParams of(Params p) throws Params.BadInput {
+            long seed = p.longAtLeast("cpu-seed", 0);
+            if (seed > 0xFFFF_FFFFL) throw new Params.BadInput("--cpu-seed=" + seed + ": must be < 2^32 (4294967296)");
+            return new SleepTasksParams(p.intAtLeast("tasks", 0), p.longAtLeast("sleep-ms", 0),
+                    p.longAtLeast("cpu-iters", 0), (int) seed, p.intAtLeast("pool-size", 1));
+        }
+
+        /** One task's CPU part. */
+        long cpu() { return Work.cpu(cpuSeed, cpuIters); }
+    }
+
     // Values built after the (style's own) sleep, shared by all styles.
     static User user(int id) { return new User(id, "User-" + id); }
     static List<Order> orders() { return List.of(new Order("O1", "Item A"), new Order("O2", "Item B")); }
     static Preferences preferences() { return new Preferences(true, "en-US"); }
     static List<Notification> notifications() { return List.of(new Notification("N1", "Welcome"), new Notification("N2", "Discount")); }
 
-    // Blocking fetches (Thread.sleep on the calling thread), as in seed 000's UserServiceImpl.
-    static User fetchUser(int id, long ms) { sleep(ms); return user(id); }
-    static List<Order> fetchOrders(long ms) { sleep(ms); return orders(); }
-    static Preferences fetchPreferences(long ms) { sleep(ms); return preferences(); }
-    static List<Notification> fetchNotifications(long ms) { sleep(ms); return notifications(); }
+    // Blocking fetches (Thread.sleep on the calling thread), as in seed 000's UserServiceImpl; each times
+    // its own sleep and records it under its kind.
+    static User fetchUser(int id, long ms, Fetches f) { f.user().add(timedSleep(ms)); return user(id); }
+    static List<Order> fetchOrders(long ms, Fetches f) { f.orders().add(timedSleep(ms)); return orders(); }
+    static Preferences fetchPreferences(long ms, Fetches f) { f.prefs().add(timedSleep(ms)); return preferences(); }
+    static List<Notification> fetchNotifications(long ms, Fetches f) { f.notifications().add(timedSleep(ms)); return notifications(); }
 
     static void sleep(long ms) {
         try {
@@ -72,15 +88,71 @@ final class Work {
         }
     }
 
-    /** s = sum_{i<k} i % 2, a real loop. */
-    static long cpu(long k) {
-        long s = 0;
-        for (long i = 0; i < k; i++) s += i % 2;
-        return s;
+    /** Thread.sleep(ms); returns how long the call took by System.nanoTime (read right before and after it). */
+    static long timedSleep(long ms) {
+        long t0 = System.nanoTime();
+        sleep(ms);
+        return System.nanoTime() - t0;
+    }
+
+    // ---- proofs that each sleep was a sleep of its own (docs/contract.md, fanout and sleep-tasks) ----
+
+    /**
+     * How many sleepers of one kind finished and the shortest sleep one of them timed around its own
+     * sleep call. Each sleeper adds itself after its sleep: a LongAdder and a LongAccumulator(min),
+     * striped, so the many threads that finish at about the same time do not contend on one word.
+     */
+    static final class Sleeps {
+        private final LongAdder count = new LongAdder();
+        private final LongAccumulator minNs = new LongAccumulator(Math::min, Long.MAX_VALUE);
+
+        void add(long sleptNs) {
+            count.increment();
+            minNs.accumulate(sleptNs);
+        }
+
+        long count() { return count.sum(); }
+
+        /** The shortest sleep in ns; null when nothing slept (no task, no request). */
+        Long minNs() {
+            long min = minNs.get();
+            return min == Long.MAX_VALUE ? null : min;
+        }
+    }
+
+    /** fanout's four fetch kinds, one {@link Sleeps} each; a new one per iteration. */
+    record Fetches(Sleeps user, Sleeps orders, Sleeps prefs, Sleeps notifications) {
+        static Fetches create() { return new Fetches(new Sleeps(), new Sleeps(), new Sleeps(), new Sleeps()); }
+
+        /** Adds "fetched" and "slept_min_ns", each an object keyed by fetch kind. */
+        void putInto(Map<String, Object> r) {
+            Map<String, Object> fetched = new LinkedHashMap<>(), sleptMin = new LinkedHashMap<>();
+            for (var kind : List.of(Map.entry("user", user), Map.entry("orders", orders), Map.entry("prefs", prefs),
+                    Map.entry("notifications", notifications))) {
+                fetched.put(kind.getKey(), kind.getValue().count());
+                sleptMin.put(kind.getKey(), kind.getValue().minNs());
+            }
+            r.put("fetched", fetched);
+            r.put("slept_min_ns", sleptMin);
+        }
+    }
+
+    /**
+     * sleep-tasks' CPU part: K steps of x = x * 1664525 + 1013904223, s = s + x from x = seed, s = 0, in
+     * int arithmetic, which wraps mod 2^32 as the contract asks; s read as unsigned. Each step needs the one
+     * before it, so the JIT cannot vectorise or fold the loop (no Blackhole or volatile needed).
+     */
+    static long cpu(int seed, long k) {
+        int x = seed, s = 0;
+        for (long i = 0; i < k; i++) {
+            x = x * 1664525 + 1013904223;
+            s += x;
+        }
+        return Integer.toUnsignedLong(s);
     }
 
     /** fanout result, computed from the built profiles. */
-    static Map<String, Object> fanoutResult(Iterable<UserProfile> profiles, Integer poolSize) {
+    static Map<String, Object> fanoutResult(Iterable<UserProfile> profiles, Integer poolSize, Fetches fetches) {
         long n = 0, idSum = 0, idSqSum = 0, items = 0;
         for (UserProfile p : profiles) {
             long id = p.user().id();
@@ -95,14 +167,19 @@ final class Work {
         r.put("id_sq_sum", idSqSum);
         r.put("items", items);
         r.put("pool_size", poolSize);
+        fetches.putInto(r);
         return r;
     }
 
-    /** {@code tasks} is the number of tasks that finished, counted by the tasks themselves. */
-    static Map<String, Object> sleepTasksResult(long tasks, long cpuSum, Integer poolSize) {
+    /**
+     * {@code tasks} is the number of tasks that finished, counted by the tasks themselves ({@code finished}:
+     * each task adds itself with its timed sleep once its CPU part is done).
+     */
+    static Map<String, Object> sleepTasksResult(Sleeps finished, long cpuSum, Integer poolSize) {
         Map<String, Object> r = new LinkedHashMap<>();
-        r.put("tasks", tasks);
+        r.put("tasks", finished.count());
         r.put("cpu_sum", cpuSum);
+        r.put("slept_min_ns", finished.minNs());
         r.put("pool_size", poolSize);
         return r;
     }
