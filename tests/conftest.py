@@ -77,6 +77,9 @@ class Result:
 class Concbench:
     """Runs `python -m concbench` with an environment of its own."""
 
+    timeout_s = 120.0
+    """Per command: a fake contender's run takes seconds, so a hang fails its test soon."""
+
     def __init__(self, root: Path, contenders: Path):
         self.root = root
         self.env = {**os.environ, "PYTHONPATH": str(REPO / "harness"),
@@ -85,9 +88,9 @@ class Concbench:
                     "CONCBENCH_CACHE": str(root / "cache"),
                     "CONCBENCH_STORE": str(root / "results" / "store.sqlite")}
 
-    def __call__(self, *args: str, timeout: float = 300) -> Result:
+    def __call__(self, *args: str, timeout: float | None = None) -> Result:
         done = subprocess.run([sys.executable, "-m", "concbench", *args], env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout or self.timeout_s)
         return Result(done.returncode, done.stdout, done.stderr)
 
     def results(self) -> list[dict]:
@@ -105,7 +108,7 @@ class InProcess(Concbench):
     only add its start-up. concbench.cli.main is called as the launcher calls it, so its
     exit codes and messages are the real ones; the signal handlers it installs are put back."""
 
-    def __call__(self, *args: str, timeout: float = 300) -> Result:
+    def __call__(self, *args: str, timeout: float | None = None) -> Result:
         from click.testing import CliRunner
 
         from concbench import cli
@@ -174,6 +177,7 @@ def real_bench(tmp_path_factory) -> Concbench:
     root = tmp_path_factory.mktemp("real")
     bench = Concbench(root, REPO / "contenders")
     bench.env["CONCBENCH_CACHE"] = str(REPO / ".concbench-cache")
+    bench.timeout_s = 1800.0  # a first use may build a toolchain
     return bench
 
 
