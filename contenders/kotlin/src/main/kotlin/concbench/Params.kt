@@ -6,7 +6,7 @@ class BadInput(message: String) : Exception(message)
 /** The parameters every batch workload takes, besides --warmup and --iterations (all required). */
 val WORKLOAD_PARAMS: Map<String, List<String>> = linkedMapOf(
     "fanout" to listOf("requests", "concurrency", "user-ms", "orders-ms", "prefs-ms", "notifications-ms", "pool-size"),
-    "sleep-tasks" to listOf("tasks", "sleep-ms", "cpu-iters", "pool-size"),
+    "sleep-tasks" to listOf("tasks", "sleep-ms", "cpu-iters", "cpu-seed", "pool-size"),
     "spawn-idle" to listOf("tasks", "hold-ms"),
     "channel" to listOf("workers", "events", "queue", "etype", "esize"),
     "ring" to listOf("rings", "size", "passes", "sample-every"),

@@ -32,15 +32,19 @@ fun workload(name: String, p: Params): Workload = when (name) {
     "fanout" -> Fanout(
         requests = p.int("requests", 0),
         concurrency = p.int("concurrency", 0),
-        service = MockUserService(
+        delays = FetchDelays(
             userMs = p.long("user-ms", 0),
             ordersMs = p.long("orders-ms", 0),
             prefsMs = p.long("prefs-ms", 0),
             notificationsMs = p.long("notifications-ms", 0),
         ),
     ).also { p.int("pool-size", 0) } // validated, then ignored: coroutines are not pooled
-    "sleep-tasks" -> SleepTasks(p.int("tasks", 0), p.long("sleep-ms", 0), p.long("cpu-iters", 0))
-        .also { p.int("pool-size", 0) }
+    "sleep-tasks" -> SleepTasks(
+        tasks = p.int("tasks", 0),
+        sleepMs = p.long("sleep-ms", 0),
+        cpuIters = p.long("cpu-iters", 0),
+        cpuSeed = p.long("cpu-seed", 0, 0xFFFF_FFFFL).toInt(), // its low 32 bits: the chain's start mod 2³²
+    ).also { p.int("pool-size", 0) }
     "spawn-idle" -> SpawnIdle(p.int("tasks", 0), p.long("hold-ms", 0))
     "channel" -> ChannelWorkload(
         workers = p.int("workers", 0),
@@ -84,21 +88,23 @@ interface UserProfileBuilder {
     suspend fun buildUserProfile(id: Int): UserProfile
 }
 
-class MockUserService(
-    private val userMs: Long,
-    private val ordersMs: Long,
-    private val prefsMs: Long,
-    private val notificationsMs: Long,
-) : UserService {
-    override suspend fun fetchUser(userId: Int) = delayAndReturn(userMs) { User(userId, "User-$userId") }
-    override suspend fun fetchOrders(userId: Int) =
-        delayAndReturn(ordersMs) { listOf(Order("O1", "Item A"), Order("O2", "Item B")) }
-    override suspend fun fetchPreferences(userId: Int) = delayAndReturn(prefsMs) { Preferences(true, "en-US") }
-    override suspend fun fetchNotifications(userId: Int) =
-        delayAndReturn(notificationsMs) { listOf(Notification("N1", "Welcome"), Notification("N2", "Discount")) }
+/** The fetches' delays, in ms. */
+data class FetchDelays(val userMs: Long, val ordersMs: Long, val prefsMs: Long, val notificationsMs: Long)
 
-    private suspend inline fun <T> delayAndReturn(ms: Long, block: () -> T): T {
-        delay(ms)
+/** The post's mock service; each fetch times its own delay() and records it under its kind in [sleeps]. */
+class MockUserService(private val delays: FetchDelays, private val sleeps: FetchSleeps) : UserService {
+    override suspend fun fetchUser(userId: Int) = delayAndReturn(delays.userMs, sleeps.user) { User(userId, "User-$userId") }
+    override suspend fun fetchOrders(userId: Int) =
+        delayAndReturn(delays.ordersMs, sleeps.orders) { listOf(Order("O1", "Item A"), Order("O2", "Item B")) }
+    override suspend fun fetchPreferences(userId: Int) =
+        delayAndReturn(delays.prefsMs, sleeps.prefs) { Preferences(true, "en-US") }
+    override suspend fun fetchNotifications(userId: Int) =
+        delayAndReturn(delays.notificationsMs, sleeps.notifications) {
+            listOf(Notification("N1", "Welcome"), Notification("N2", "Discount"))
+        }
+
+    private suspend inline fun <T> delayAndReturn(ms: Long, kind: Sleeps, block: () -> T): T {
+        kind.add(timedDelay(ms))
         return block()
     }
 }
@@ -113,10 +119,10 @@ class CoroutineUserProfileBuilder(private val userService: UserService) : UserPr
     }
 }
 
-class Fanout(private val requests: Int, private val concurrency: Int, service: UserService) : Workload {
-    private val builder: UserProfileBuilder = CoroutineUserProfileBuilder(service)
-
+class Fanout(private val requests: Int, private val concurrency: Int, private val delays: FetchDelays) : Workload {
     override suspend fun run(index: Int, start: Long): Outcome {
+        val sleeps = FetchSleeps() // this iteration's proofs: a service and builder around them (two small objects)
+        val builder: UserProfileBuilder = CoroutineUserProfileBuilder(MockUserService(delays, sleeps))
         // as the post's BenchmarkRunner: one async per id, awaitAll. concurrency > 0: the loop takes
         // a permit before it launches a request and the request gives it back when it ends, so at
         // most C request coroutines exist (as Go's channel semaphore, Tokio's acquire_owned before spawn)
@@ -149,42 +155,57 @@ class Fanout(private val requests: Int, private val concurrency: Int, service: U
             }
             linkedMapOf(
                 "profiles" to profiles.size, "id_sum" to idSum, "id_sq_sum" to idSqSum, "items" to items,
-                "pool_size" to null,
+                "pool_size" to null, "fetched" to sleeps.counts(), "slept_min_ns" to sleeps.minNs(),
             )
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// sleep-tasks (seed 001): N coroutines, each delay()s, then runs the post's little CPU loop
+// sleep-tasks (seed 001): N coroutines, each delay()s, then runs a seeded 32-bit chain
 
-/** s = Σ_{i<k} i % 2, a real loop (as the post's SimulatedTask). */
-fun cpuWork(k: Long): Long {
-    var s = 0L
+/**
+ * K steps of x = x·1664525 + 1013904223, s = s + x from x = seed, s = 0, in Int arithmetic (Kotlin's
+ * Int wraps mod 2³², as the contract asks); s returned as its unsigned value. Plain Int, not UInt:
+ * kotlinc leaves a static UInt.constructor-impl call after every UInt operation, which C2 inlines
+ * away but the interpreter and C1 execute, so cold iterations would pay for them. Each step needs
+ * the one before, so the JIT neither vectorises nor folds the loop.
+ */
+fun cpuChain(seed: Int, k: Long): Long {
+    var x = seed
+    var s = 0
     var i = 0L
     while (i < k) {
-        s += i % 2
+        x = x * 1664525 + 1013904223
+        s += x
         i++
     }
-    return s
+    return s.toUInt().toLong()
 }
 
-class SleepTasks(private val tasks: Int, private val sleepMs: Long, private val cpuIters: Long) : Workload {
+class SleepTasks(
+    private val tasks: Int,
+    private val sleepMs: Long,
+    private val cpuIters: Long,
+    private val cpuSeed: Int, // the seed's 32-bit pattern
+) : Workload {
     override suspend fun run(index: Int, start: Long): Outcome {
         val cpuSum = AtomicLong()
-        val finished = AtomicInteger() // counted by the tasks themselves, never echoed from the parameter
+        // counted by the tasks themselves (never echoed from the parameter), each with its timed delay
+        val finished = Sleeps()
         coroutineScope {
             repeat(tasks) {
                 launch {
-                    delay(sleepMs)
-                    cpuSum.addAndGet(cpuWork(cpuIters))
-                    finished.incrementAndGet()
+                    val slept = timedDelay(sleepMs)
+                    cpuSum.addAndGet(cpuChain(cpuSeed, cpuIters))
+                    finished.add(slept)
                 }
             }
         } // coroutineScope returns when every child has completed
         val sum = cpuSum.get()
-        val done = finished.get()
-        return Outcome { linkedMapOf("tasks" to done, "cpu_sum" to sum, "pool_size" to null) }
+        return Outcome {
+            linkedMapOf("tasks" to finished.count(), "cpu_sum" to sum, "slept_min_ns" to finished.minNs(), "pool_size" to null)
+        }
     }
 }
 
