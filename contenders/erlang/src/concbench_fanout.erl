@@ -7,6 +7,12 @@
 %% to the iteration's process, which collects all R profiles. Joins are by
 %% message only (plain spawn, no links or monitors: a link or monitor per
 %% process would add an exit signal per process and nothing here can crash).
+%%
+%% Each fetch times its own sleep (monotonic clock right before and right after
+%% it) and returns that duration with its value: the request process sends the
+%% four durations with its profile, and they are reduced after the clock stops,
+%% as the profile sums are (each duration counts its fetch once and takes part
+%% in its kind's minimum: "fetched" and "slept_min_ns").
 -module(concbench_fanout).
 -export([params/0, setup/1]).
 
@@ -41,7 +47,7 @@ setup(P) ->
 run(R, InFlight, Delays) ->
     Self = self(),
     Tag = make_ref(),
-    Start = fun(Id) -> spawn(fun() -> Self ! {Tag, build_profile(Id, Delays)} end) end,
+    Start = fun(Id) -> spawn(fun() -> Self ! {Tag, build_profile(Id, Delays)} end) end,   % {Profile, Slept}
     lists:foreach(Start, lists:seq(1, InFlight)),
     collect(Tag, Start, InFlight + 1, R, R, []).
 
@@ -49,47 +55,67 @@ collect(_Tag, _Start, _Next, _R, 0, Acc) ->
     Acc;
 collect(Tag, Start, Next, R, Left, Acc) ->
     receive
-        {Tag, Profile} ->
+        {Tag, ProfileAndSlept} ->
             Next =< R andalso Start(Next),
-            collect(Tag, Start, Next + 1, R, Left - 1, [Profile | Acc])
+            collect(Tag, Start, Next + 1, R, Left - 1, [ProfileAndSlept | Acc])
     end.
 
+%% build_profile returns the profile and the four fetches' timed sleeps, in ns.
 build_profile(Id, {UserMs, OrdersMs, PrefsMs, NotificationsMs}) ->
-    User = fetch_user(Id, UserMs),
+    {User, UserSlept} = fetch_user(Id, UserMs),
     Self = self(),
     spawn(fun() -> Self ! {orders, fetch_orders(Id, OrdersMs)} end),
     spawn(fun() -> Self ! {preferences, fetch_preferences(Id, PrefsMs)} end),
     spawn(fun() -> Self ! {notifications, fetch_notifications(Id, NotificationsMs)} end),
     %% the request process's mailbox receives only these three messages
-    receive {orders, Orders} -> ok end,
-    receive {preferences, Prefs} -> ok end,
-    receive {notifications, Notifications} -> ok end,
-    #profile{user = User, orders = Orders, preferences = Prefs, notifications = Notifications}.
+    receive {orders, {Orders, OrdersSlept}} -> ok end,
+    receive {preferences, {Prefs, PrefsSlept}} -> ok end,
+    receive {notifications, {Notifications, NotificationsSlept}} -> ok end,
+    {#profile{user = User, orders = Orders, preferences = Prefs, notifications = Notifications},
+     {UserSlept, OrdersSlept, PrefsSlept, NotificationsSlept}}.
 
 %% The mocked remote calls: each sleeps (receive ... after, what timer:sleep/1
-%% does), then returns its value.
+%% does), then returns its value and how long its sleep took.
 fetch_user(Id, Ms) ->
-    receive after Ms -> ok end,
-    #user{id = Id, name = <<"User-", (integer_to_binary(Id))/binary>>}.
+    Slept = timed_sleep(Ms),
+    {#user{id = Id, name = <<"User-", (integer_to_binary(Id))/binary>>}, Slept}.
 
 fetch_orders(_UserId, Ms) ->
-    receive after Ms -> ok end,
-    [#order{id = <<"O1">>, item = <<"Item A">>}, #order{id = <<"O2">>, item = <<"Item B">>}].
+    Slept = timed_sleep(Ms),
+    {[#order{id = <<"O1">>, item = <<"Item A">>}, #order{id = <<"O2">>, item = <<"Item B">>}], Slept}.
 
 fetch_preferences(_UserId, Ms) ->
-    receive after Ms -> ok end,
-    #preferences{dark_mode = true, language = <<"en-US">>}.
+    Slept = timed_sleep(Ms),
+    {#preferences{dark_mode = true, language = <<"en-US">>}, Slept}.
 
 fetch_notifications(_UserId, Ms) ->
-    receive after Ms -> ok end,
-    [#notification{id = <<"N1">>, message = <<"Welcome">>},
-     #notification{id = <<"N2">>, message = <<"New order">>}].
+    Slept = timed_sleep(Ms),
+    {[#notification{id = <<"N1">>, message = <<"Welcome">>},
+      #notification{id = <<"N2">>, message = <<"New order">>}], Slept}.
 
-%% result sums over the built profiles, after the clock stopped.
-result(Profiles) ->
+%% timed_sleep sleeps Ms and returns the ns the sleep took by the monotonic clock.
+timed_sleep(Ms) ->
+    T0 = erlang:monotonic_time(nanosecond),
+    receive after Ms -> ok end,
+    erlang:monotonic_time(nanosecond) - T0.
+
+%% result sums over the built profiles and reduces the fetches' timed sleeps,
+%% after the clock stopped.
+result(ProfilesAndSlept) ->
     {N, Sum, SqSum, Items} =
-        lists:foldl(fun(#profile{user = #user{id = Id}, orders = O, notifications = Ns},
+        lists:foldl(fun({#profile{user = #user{id = Id}, orders = O, notifications = Ns}, _},
                         {N, S, Sq, It}) ->
                             {N + 1, S + Id, Sq + Id * Id, It + length(O) + 1 + length(Ns)}
-                    end, {0, 0, 0, 0}, Profiles),
-    [{profiles, N}, {id_sum, Sum}, {id_sq_sum, SqSum}, {items, Items}, {pool_size, null}].
+                    end, {0, 0, 0, 0}, ProfilesAndSlept),
+    {Counts, Mins} = lists:foldl(fun count_and_min/2, {{0, 0, 0, 0}, {null, null, null, null}},
+                                 ProfilesAndSlept),
+    Kinds = [user, orders, prefs, notifications],
+    [{profiles, N}, {id_sum, Sum}, {id_sq_sum, SqSum}, {items, Items}, {pool_size, null},
+     {fetched, lists:zip(Kinds, tuple_to_list(Counts))},
+     {slept_min_ns, lists:zip(Kinds, tuple_to_list(Mins))}].
+
+%% count_and_min takes a request's four timed sleeps: each counts one fetch of its
+%% kind and takes part in its kind's minimum (null to start with: in Erlang's
+%% term order every number sorts before an atom, so min(null, D) is D).
+count_and_min({_Profile, {U, O, P, Nt}}, {{CU, CO, CP, CN}, {MU, MO, MP, MN}}) ->
+    {{CU + 1, CO + 1, CP + 1, CN + 1}, {min(MU, U), min(MO, O), min(MP, P), min(MN, Nt)}}.
