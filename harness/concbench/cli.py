@@ -12,10 +12,11 @@ import click
 
 from concbench import manifest, outputs, paths, session, suites, ui, workloads
 from concbench.errors import UserError, unknown
-from concbench.plan import Plan, Settings, cells_for, parse_assignments, parse_size, plan_from_dict
+from concbench.plan import (Plan, Settings, cells_for, parse_assignments, parse_size,
+                            plan_from_dict, with_limits)
 from concbench.resultset import io
 from concbench import inventory, verify as verify_mod
-from concbench.runner import placement
+from concbench.runner import cgroups, placement
 
 
 def _contenders() -> dict[str, manifest.Contender]:
@@ -38,7 +39,12 @@ def _settings(opts: dict[str, Any], runs: int) -> dict[str, Any]:
             "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
             "reference": opts["reference"], "server_cpus": opts["server_cpus"],
             "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"]),
-            "interleave": bool(opts["interleave"]), "hosts": _hosts(opts)}
+            "interleave": bool(opts["interleave"]), "hosts": _hosts(opts),
+            "limits": _limits(opts)}
+
+
+def _limits(opts: dict[str, Any]) -> cgroups.Limits:
+    return cgroups.Limits.parse(opts["cpus"], opts["memory"], "--cpus", "--memory")
 
 
 def _check_reference(plan: Plan) -> None:
@@ -56,6 +62,12 @@ _run_options = [
     click.option("--timeout", type=click.FloatRange(0.1), help="seconds per run before it is "
                  "stopped (SIGTERM, then SIGKILL after 5 s) and recorded as timeout"),
     click.option("--mem-limit", help="stop a run whose RSS passes this size (e.g. 4G)"),
+    click.option("--cpus", metavar="N", help="run each contender (for servers, the server; "
+                 "not the load generator) in a cgroup with a CPU quota of N CPUs, e.g. 1 or "
+                 "0.5 (per 100 ms period, on all CPUs, as docker --cpus); a suite cell with "
+                 "its own keeps it"),
+    click.option("--memory", metavar="SIZE", help="the same cgroup with a memory limit, e.g. "
+                 "512M (no swap): a run the kernel's OOM killer ends is recorded as mem-limit"),
     click.option("--reference", help="contender the others are compared with (ratio column)"),
     click.option("--export-json", type=click.Path(dir_okay=False), help="also write JSON here"),
     click.option("--export-csv", type=click.Path(dir_okay=False), help="also write CSV here"),
@@ -189,8 +201,8 @@ def _run_workload(workload: str, names: tuple[str, ...], params: tuple[str, ...]
     else:
         settings = Settings(**_settings(opts, opts["runs"] or default_runs))
         chosen = manifest.select(all_c, list(names), spec.name)
-        cells = cells_for(spec, chosen, parse_assignments(params, "--param"),
-                          parse_assignments(scans, "--scan"))
+        cells = with_limits(cells_for(spec, chosen, parse_assignments(params, "--param"),
+                                      parse_assignments(scans, "--scan")), settings.limits)
         plan = Plan(spec.name, tuple(cells), settings)
     _execute(plan, opts)
 
@@ -222,7 +234,7 @@ def suite(name: str | None, cold: bool, **opts: Any) -> None:
                      "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
                      "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"],
                      "profile": opts["profile"], "interleave": opts["interleave"],
-                     "hosts": _hosts(opts) or None}
+                     "hosts": _hosts(opts) or None, "limits": _limits(opts) or None}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 
@@ -231,11 +243,27 @@ def _resumed_plan(run_id: str, all_c: dict[str, manifest.Contender]) -> Plan:
     return plan_from_dict(io.read(paths.run_folder(run_id) / "results.json").plan, all_c)
 
 
+def _check_limits(plan: Plan) -> None:
+    """Leftover cgroups of a killed run removed; a plan with limits checked to be able to
+    make cgroups here before anything runs."""
+    cgroups.clean_leftovers(lambda m: ui.err.print(f"[yellow]{m}[/]", highlight=False))
+    limited = [c for c in plan.cells if c.limits]
+    if not limited:
+        return
+    if plan.settings.hosts.get("server_host") and any(c.spec.server for c in limited):
+        raise UserError("--cpus and --memory limit processes on this machine; the server "
+                        "runs on another host (--server-host): give one or the other")
+    cpus = next((c.limits.cpus for c in limited if c.limits.cpus), None)
+    memory = next((c.limits.memory for c in limited if c.limits.memory), None)
+    cgroups.preflight(cgroups.Limits(cpus, memory))
+
+
 def _execute(plan: Plan, opts: dict[str, Any]) -> None:
     """Run a plan with the shared options: exports, resume, baselines."""
     from concbench import baselines, compare_command
 
     _check_reference(plan)
+    _check_limits(plan)
     ui.set_wide(bool(opts.get("wide")))
     if opts["baseline"]:
         baselines.load(opts["baseline"])  # a missing baseline fails before anything runs

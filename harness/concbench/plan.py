@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from typing import Any
 
 from concbench.errors import UserError
 from concbench.manifest import Contender
+from concbench.runner.cgroups.limits import Limits
 from concbench.workloads import WorkloadSpec
 from concbench.workloads.server import limit_problem
 
@@ -27,10 +29,19 @@ class CellPlan:
     memory is measured cold in suites that warm the time workloads); None: the plan's."""
     iterations: int | None = None
     """This cell's own measured iterations per process; None: the plan's."""
+    limits: Limits = Limits()
+    """The CPU quota and memory limit its processes run under (none: no cgroup)."""
+
+    @property
+    def recorded_params(self) -> dict[str, Any]:
+        """The parameters as the results record them: the workload's, then the limits
+        (cpus, memory) when there are any, so cells under different limits stay apart in
+        every table, comparison and --resume."""
+        return {**self.params, **self.limits.as_params()}
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.spec.name, self.contender.name, repr(sorted(self.params.items())))
+        return (self.spec.name, self.contender.name, repr(sorted(self.recorded_params.items())))
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,8 @@ class Settings:
     hosts: dict[str, str] = field(default_factory=dict)
     """Server workloads on other hosts: server_host, client_host, backend_host, hosts_file,
     known_hosts as given on the command line (none: everything on this machine)."""
+    limits: Limits = Limits()
+    """--cpus / --memory: the cgroup limits of every cell that sets none of its own."""
 
 
 @dataclass(frozen=True)
@@ -73,10 +86,12 @@ class Plan:
             **({"profile": True} if s.profile else {}),
             **({"interleave": True} if s.interleave else {}),
             **({"hosts": s.hosts} if s.hosts else {}),
+            **({"limits": s.limits.to_dict()} if s.limits else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {}),
                        **({"warmup": c.warmup} if c.warmup is not None else {}),
-                       **({"iterations": c.iterations} if c.iterations else {})}
+                       **({"iterations": c.iterations} if c.iterations else {}),
+                       **({"limits": c.limits.to_dict()} if c.limits else {})}
                       for c in self.cells],
         }
 
@@ -105,6 +120,24 @@ def parse_assignments(pairs: tuple[str, ...] | list[str], option: str) -> dict[s
             raise UserError(f"{option} {key.strip()} is given twice "
                             f"({found[key.strip()]!r} and {value.strip()!r}); give it once")
         found[key.strip()] = value.strip()
+    return found
+
+
+def with_limits(cells: list[CellPlan], default: Limits) -> list[CellPlan]:
+    """Each cell under its own limits, or under `default` where it sets none (a suite cell's
+    cpus and memory are what set it apart from its neighbours, so they are kept); two cells
+    that end up alike are a user error, not one cell measured twice under one key."""
+    found = [c if not default else dataclasses.replace(c, limits=c.limits.over(default))
+             for c in cells]
+    seen: dict[tuple[str, str, str], CellPlan] = {}
+    for cell in found:
+        if cell.key in seen:
+            shown = ", ".join(f"{k}={v}" for k, v in cell.recorded_params.items())
+            raise UserError(f"two cells of the plan are the same: {cell.spec.name} on "
+                            f"{cell.contender.name} with {shown}; a limit given on the command "
+                            "line applies to the cells without their own, so give different "
+                            "ones or none")
+        seen[cell.key] = cell
     return found
 
 
@@ -149,7 +182,8 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
                         timeout_s=d["timeout_s"], rss_limit=d.get("mem_limit_bytes"),
                         reference=d.get("reference"), server_cpus=d.get("server_cpus"),
                         client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")),
-                        interleave=bool(d.get("interleave")), hosts=d.get("hosts") or {})
+                        interleave=bool(d.get("interleave")), hosts=d.get("hosts") or {},
+                        limits=Limits.from_dict(d.get("limits")))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:
@@ -157,5 +191,5 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
                             "which no manifest declares any more")
         cells.append(CellPlan(workloads.get(c["workload"]), contenders[c["contender"]],
                               dict(c["params"]), c.get("runs"), c.get("warmup"),
-                              c.get("iterations")))
+                              c.get("iterations"), Limits.from_dict(c.get("limits"))))
     return Plan(d["name"], tuple(cells), settings)

@@ -9,7 +9,8 @@ from typing import Any
 
 from concbench import manifest, workloads
 from concbench.errors import UserError, unknown
-from concbench.plan import CellPlan, Plan, Settings, cells_for, parse_size
+from concbench.plan import CellPlan, Plan, Settings, cells_for, parse_size, with_limits
+from concbench.runner.cgroups.limits import Limits
 
 
 def available(folder: Path) -> dict[str, Path]:
@@ -24,9 +25,9 @@ def describe(path: Path) -> str:
 
 
 SUITE_KEYS = ("description", "runs", "warmup", "iterations", "timeout", "mem_limit", "reference",
-              "interleave", "cells")
+              "interleave", "cpus", "memory", "cells")
 CELL_KEYS = ("workload", "params", "scan", "contenders", "exclude", "runs", "warmup",
-             "iterations")
+             "iterations", "cpus", "memory")
 
 
 def _check_keys(table: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
@@ -49,7 +50,9 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
     scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
              for k, v in entry.get("scan", {}).items()}
-    return [replace(c, **counts) for c in cells_for(spec, chosen, params, scans)]
+    limits = Limits.parse(entry.get("cpus"), entry.get("memory"), f"{where}: cpus",
+                          f"{where}: memory")
+    return [replace(c, **counts, limits=limits) for c in cells_for(spec, chosen, params, scans)]
 
 
 def _without(chosen: list[manifest.Contender], exclude: Any,
@@ -100,8 +103,10 @@ def load(name: str, folder: Path, contenders: dict[str, manifest.Contender],
             "iterations": counts["iterations"] or 1, "timeout_s": doc.get("timeout", 600.0),
             "reference": doc.get("reference"), "interleave": bool(doc.get("interleave", False)),
             "rss_limit": parse_size(str(doc["mem_limit"])) if "mem_limit" in doc else None}
+    base["limits"] = Limits.parse(doc.get("cpus"), doc.get("memory"), f"{path}: cpus",
+                                  f"{path}: memory")
     base.update({k: v for k, v in overrides.items() if v is not None})
     for key in ("runs", "warmup", "iterations"):  # the command line wins over every cell's
         if overrides.get(key) is not None:
             cells = [replace(c, **{key: None}) for c in cells]
-    return Plan(name, tuple(cells), Settings(**base))
+    return Plan(name, tuple(with_limits(cells, base["limits"])), Settings(**base))

@@ -14,6 +14,8 @@ sum, no tree), sharedsleep (fanout: one sleep serves the three sub-fetches), sha
 (sleep-tasks and spawn-idle: every task waits on one timer armed when the iteration starts, so
 tasks started later sleep less), foldcpu (sleep-tasks: the CPU loop's closed form, as a
 compiler folding Σ i % 2 reports it). burn spends 0.3 s of CPU in every iteration.
+allocate touches 256 MiB before its first iteration (past a smaller --memory limit, the
+kernel's OOM killer ends it: tests/test_cgroups.py).
 
 Faults (tests/test_faults.py), each writing its pids to $FAKE_PIDDIR/<mode> when set:
 crashmid (exit 3 after one iteration), malformed (a truncated JSON line), hugeline (a line of
@@ -243,6 +245,8 @@ def main():
     if mode == "noisy":
         print("hello from stdout")
     fault(mode)
+    if mode == "allocate":  # 256 MiB, every page touched, kept to the end
+        kept = [bytearray(1024 * 1024) for _ in range(256)]
     ballast = bytearray(20 * 1024 * 1024)  # touched: 20 MiB of real RSS
     for i in range(0, len(ballast), 4096):
         ballast[i] = 1

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from concbench.runner.cgroups import Limits
 from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised, not_started
 
 __all__ = ["KILL_GRACE_S", "ProcessOutcome", "execute"]
 
 
 def execute(argv: list[str], cwd: Path, env: dict[str, str], timeout_s: float,
-            rss_limit: int | None = None) -> ProcessOutcome:
-    """Run argv to completion and report what happened."""
-    proc = Supervised(argv, cwd, env, rss_limit)
+            rss_limit: int | None = None, limits: Limits | None = None) -> ProcessOutcome:
+    """Run argv to completion (in a cgroup with `limits` if given) and report what
+    happened."""
+    proc = Supervised(argv, cwd, env, rss_limit, limits=limits)
     try:
         proc.start()
     except OSError as err:

@@ -10,6 +10,8 @@ from typing import Any
 from concbench import warnings
 from concbench.manifest import Contender
 from concbench.profiling import Profiler, ProfileError
+from concbench.runner.cgroups import Limits
+from concbench.runner.cgroups.verdict import oom_failure, oom_warning
 from concbench.resultset.model import Iteration, RunResult
 from concbench.runner.contract_check import (lower_bound_problems, mark_problems,
                                              parse_iterations, sequence_problems)
@@ -33,6 +35,8 @@ class RunRequest:
     rss_limit: int | None = None
     profiler: Profiler | None = None
     """A profiled run (--profile): the whole process is sampled, start-up included."""
+    limits: Limits | None = None
+    """CPU quota and memory limit of the run's cgroup (None: no cgroup)."""
 
     def argv(self) -> list[str]:
         head = contender_head(self.contender, self.tools)
@@ -53,6 +57,9 @@ def classify(req: RunRequest, out: ProcessOutcome,
         return "timeout", f"still running after {req.timeout_s:g} s; process group killed"
     if out.mem_limited:
         return "mem-limit", f"RSS passed the limit of {req.rss_limit} bytes; process group killed"
+    oom = oom_failure(out.cgroup, "ok" if out.exit_code == 0 else "crash")
+    if oom:
+        return oom
     if out.exit_code != 0:
         how = f"exit code {out.exit_code}" if out.exit_code is not None \
             else f"killed by signal {out.term_signal}"
@@ -122,7 +129,8 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
     """Run the contender once and return the verified, classified result."""
     profiling = _Profiling(req.profiler)
     argv, env = profiling.launch(req.argv(), contender_env(req.contender, req.tools))
-    out = execute(argv, req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit)
+    out = execute(argv, req.contender.toolchain.folder, env, req.timeout_s, req.rss_limit,
+                  req.limits)
     profiles = profiling.finish()
     iterations, problems = parse_iterations(out.messages)
     status, reason = classify(req, out, iterations, problems)
@@ -147,6 +155,8 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         sampler_cpu_s=out.sampler_cpu_s,
         sampler_kind=out.sampler_kind,
         warnings=((warnings.escaped_processes(out.escaped),) if out.escaped else ())
-        + tuple(profiling.notes),
+        + tuple(profiling.notes)
+        + tuple(w for w in (oom_warning(out.cgroup),) if w and status == "ok"),
         profiles=profiles,
+        cgroup=out.cgroup.to_dict() if out.cgroup else None,
     )

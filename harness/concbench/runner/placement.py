@@ -72,6 +72,16 @@ def choose(server: str | None, client: str | None) -> Placement:
     return Placement(s, c, c)
 
 
+def under_quota(placement: Placement, cpus: float | None, server_cpus: str | None) -> Placement:
+    """A server under a CPU quota runs on every CPU, the quota being its share, as in a
+    container on a larger machine (unless --server-cpus pins it); the load generator keeps
+    its own CPUs and stays outside the quota, so on a small machine the server's threads
+    may run on the generator's CPUs too."""
+    if cpus is None or server_cpus is not None or not placement.server:
+        return placement
+    return Placement((), placement.client, placement.backend)
+
+
 def from_dict(d: dict | None) -> Placement | None:
     if not d:
         return None

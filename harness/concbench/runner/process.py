@@ -13,6 +13,7 @@ contender's own VmHWM, read by the sampler every tick, and the sampled RSS give 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import os
 import signal
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from concbench.runner import orphans
+from concbench.runner import cgroups, orphans
 from concbench.runner.native_sampler import binary, make_sampler
 from concbench.runner.sampler import Sample, own_hwm
 
@@ -69,6 +70,8 @@ class ProcessOutcome:
     """native (the C sampler) or python."""
     escaped: tuple[int, ...] = ()
     """Descendants that outlived the run outside its process group, killed by the sweep."""
+    cgroup: cgroups.CgroupRecord | None = None
+    """Runs under --cpus / --memory: the cgroup's limits and counters at the end."""
 
 
 def killpg(pgid: int, sig: int) -> None:
@@ -93,9 +96,13 @@ class Supervised:
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str],
                  rss_limit: int | None = None,
-                 on_message: Callable[[dict[str, Any]], None] | None = None):
+                 on_message: Callable[[dict[str, Any]], None] | None = None,
+                 limits: cgroups.Limits | None = None):
         self.argv = argv
         self._cwd, self._env, self._rss_limit = cwd, env, rss_limit
+        self._limits = limits
+        self.cgroup: cgroups.Cgroup | None = None
+        self._cgroup_record: cgroups.CgroupRecord | None = None
         self._on_message = on_message
         self.messages: list[dict[str, Any]] = []
         self.errors: list[str] = []
@@ -115,13 +122,26 @@ class Supervised:
         self._escaped: list[int] = []
 
     def start(self) -> None:
-        """Spawn in a new session (its own process group); raises OSError if it cannot."""
+        """Spawn in a new session (its own process group), in a cgroup of its own when
+        limits are given (entered before exec: runner.cgroups.group); raises OSError if it
+        cannot."""
         sampler_exe = binary()  # compiled before the contender starts, not while it runs
+        if self._limits:
+            try:
+                self.cgroup = cgroups.create(self._limits, self.cookie)
+            except cgroups.CgroupError as err:
+                raise OSError(f"no cgroup for the run: {err}") from None
         self.started = time.perf_counter()
-        self._proc = subprocess.Popen(self.argv, cwd=self._cwd,
-                                      env={**self._env, orphans.COOKIE_VAR: self.cookie},
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, cwd=self._cwd, env={**self._env, orphans.COOKIE_VAR: self.cookie},
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, preexec_fn=self.cgroup.enter if self.cgroup else None)
+        except (OSError, subprocess.SubprocessError) as err:
+            self._release_cgroup()
+            if isinstance(err, OSError):
+                raise
+            raise OSError(f"could not enter its cgroup before exec ({err})") from None
         self.pid = self._proc.pid
         self.sampler = make_sampler(sampler_exe, self.pid, self.started, self._rss_limit)
         self._threads = [
@@ -202,7 +222,16 @@ class Supervised:
         killpg(self.pid, signal.SIGKILL)
         self.exited.wait()
         self._escaped += [p for p in orphans.kill_left(self.cookie) if p not in self._escaped]
+        self._release_cgroup()
         return clean
+
+    def _release_cgroup(self) -> None:
+        """Read the run's cgroup and remove it, killing anything left in it (once)."""
+        if self.cgroup is not None and self._cgroup_record is None:
+            try:
+                self._cgroup_record = self.cgroup.release()
+            except cgroups.CgroupError as err:  # removed at exit or by the next start
+                self._cgroup_record = dataclasses.replace(self.cgroup.record(), problem=str(err))
 
     def time_out(self) -> None:
         """The run took too long: stop it and remember why."""
@@ -216,6 +245,7 @@ class Supervised:
         killpg(self.pid, signal.SIGKILL)  # sweep: nothing of the group outlives the run
         self._escaped += [p for p in orphans.kill_left(self.cookie)  # nor what left the group
                           if p not in self._escaped]
+        self._release_cgroup()
         assert self._proc is not None
         self._proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
         self.sampler.stop()
@@ -247,4 +277,5 @@ class Supervised:
             sampler_cpu_s=self.sampler.cpu_cost_s,
             sampler_kind=self.sampler.kind,
             escaped=tuple(self._escaped),
+            cgroup=self._cgroup_record,
         )

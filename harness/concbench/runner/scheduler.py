@@ -18,6 +18,7 @@ from concbench.runner.server_run import ServerRequest, measure_server
 from concbench.runner.server_setup import ServerContext, prepare
 from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate, unavailable
+from concbench.stats.cgroup_cell import with_cgroup
 from concbench.toolchains import ToolEnv
 from concbench.workloads.server import resolve_bounds
 
@@ -163,10 +164,11 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
     missing = servers.unavailable_reason(cell.params, cell.contender) \
         if servers and cell.spec.server else None
     if not outcome.ok or outcome.tools is None or missing:
-        result = unavailable(cell.spec, cell.contender.name, cell.recorded_params,
+        result = unavailable(cell.spec, cell.contender.name, cell.params,
                              cell.contender.thread_budget(cell.spec.name, cell.params),
                              missing or outcome.reason or "unavailable",
                              _metadata(plan, cell, None, servers))
+        result = with_cgroup(result, cell.spec, cell.recorded_params)
         observer.cell_skipped(cell, plan.runs_of(cell))
         recorder.add(result)
         observer.cell_finished(result)
@@ -236,8 +238,9 @@ def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
     metadata = _metadata(plan, cell, state.argv, servers)
     if profiles is not None:
         metadata["profiles"] = profiles
-    return aggregate(cell.spec, cell.contender.name, cell.params,
-                     cell.contender.thread_budget(cell.spec.name, cell.params), state.runs,
-                     metadata,
-                     resolve_bounds(cell.contender.bounds, cell.params)
-                     if cell.spec.server else None)
+    return with_cgroup(aggregate(cell.spec, cell.contender.name, cell.params,
+                                 cell.contender.thread_budget(cell.spec.name, cell.params),
+                                 state.runs, metadata,
+                                 resolve_bounds(cell.contender.bounds, cell.params)
+                                 if cell.spec.server else None),
+                       cell.spec, cell.recorded_params)

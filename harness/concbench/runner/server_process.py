@@ -8,12 +8,13 @@ gives the same over SSH through the agent on another host.
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import threading
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from concbench.runner import listen_check
+from concbench.runner import cgroups, listen_check
 from concbench.runner.process import KILL_GRACE_S, ProcessOutcome, Supervised
 from concbench.runner.server_window import Window, WindowMeasures, tree_cpu_s
 from concbench.runner.warmup import jit_cpu_s
@@ -62,8 +63,9 @@ class LocalServer(Supervised):
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str], cpus: tuple[int, ...],
                  bind: str, rss_limit: int | None = None,
-                 on_message: Callable[[dict[str, Any]], None] | None = None):
-        super().__init__(argv, cwd, env, rss_limit, on_message=on_message)
+                 on_message: Callable[[dict[str, Any]], None] | None = None,
+                 limits: cgroups.Limits | None = None):
+        super().__init__(argv, cwd, env, rss_limit, on_message=on_message, limits=limits)
         self._cpus, self._bind = cpus, bind
         self._window: Window | None = None
 
@@ -77,13 +79,25 @@ class LocalServer(Supervised):
     def begin_window(self) -> None:
         self._window = Window(self.pid, self.started, self._cpus)
         self._window.begin()
+        if self.cgroup is not None:  # throttling over the window alone
+            self.cgroup.begin_window()
 
     def end_window(self) -> None:
         if self._window is not None:
             self._window.end()
+        if self.cgroup is not None:
+            self.cgroup.end_window()
 
     def window_measures(self, outcome: ProcessOutcome) -> WindowMeasures | None:
-        return self._window.measures(outcome.samples) if self._window else None
+        """Under a CPU quota the window's CPU % is of the quota (100: all of it used)."""
+        if self._window is None:
+            return None
+        found = self._window.measures(outcome.samples)
+        quota = self._limits.cpus if self._limits else None
+        if quota and found.window_s > 0:
+            found = dataclasses.replace(
+                found, cpu_percent=100.0 * found.cpu_s / found.window_s / quota)
+        return found
 
     def bind_problem(self, port: int) -> str | None:
         return listen_check.bind_problem(port, self._bind)

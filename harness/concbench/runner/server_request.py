@@ -9,6 +9,7 @@ from typing import Any
 
 from concbench.manifest import Contender
 from concbench.profiling import Profiler
+from concbench.runner.cgroups import Limits
 from concbench.runner.loadgen import LoadSpec
 from concbench.runner.measure import contender_head
 from concbench.runner.placement import Placement
@@ -37,6 +38,9 @@ class ServerRequest:
     """A profiled run (--profile): sampled during the measured window only."""
     sites: Sites | None = None
     """Remote hosts for some roles (None: every role on this machine, as `placement` says)."""
+    limits: Limits | None = None
+    """The server's cgroup: CPU quota and memory limit (None: no cgroup; the load generator
+    and the latency backend never run in it)."""
 
     @property
     def where(self) -> Sites:

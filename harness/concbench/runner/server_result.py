@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from concbench import warnings
 from concbench.resultset.model import RunResult
+from concbench.runner.cgroups.verdict import oom_failure, oom_warning
 from concbench.runner.measure import write_samples
 from concbench.runner.process import ProcessOutcome
 from concbench.runner.server_window import WindowMeasures
@@ -38,6 +39,10 @@ def run_result(run: "_ServerRun", req: "ServerRequest", out: ProcessOutcome, sto
             failure: "tuple[str, str] | None", argv: list[str], samples_path: Path | None,
             window: WindowMeasures | None, backend: "LatencyBackend | None") -> RunResult:
     status, reason = failure if failure else ("ok", None)
+    status, reason = oom_failure(out.cgroup, status) or (status, reason)
+    oom_note = oom_warning(out.cgroup) if status == "ok" else None
+    if oom_note:
+        run.warnings.append(oom_note)
     note = _exit_note(out, stop)
     if note:
         run.warnings.append(note)
@@ -54,6 +59,7 @@ def run_result(run: "_ServerRun", req: "ServerRequest", out: ProcessOutcome, sto
                                                     "term_signal": out.term_signal},
         "window": window.to_dict() if window else None,
         "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
+        "window_jit": run.window_jit.to_dict() if run.window_jit else None,
         "command": argv,
     }
     backend_d = _backend_record(run, backend, sites)
@@ -68,7 +74,7 @@ def run_result(run: "_ServerRun", req: "ServerRequest", out: ProcessOutcome, sto
         stderr_tail=out.stderr_tail if status != "ok" else out.stderr_tail[-2000:],
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
         server=server, backend=backend_d, warnings=tuple(run.warnings),
-        profiles=tuple(run.profiles))
+        profiles=tuple(run.profiles), cgroup=out.cgroup.to_dict() if out.cgroup else None)
 
 
 

@@ -338,7 +338,7 @@ def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunR
             argv, req.contender.toolchain.folder, contender_env(req.contender, req.tools),
             {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
              "args": req.args(port, backend_at, sites.server.bind)},
-            req.rss_limit, on_message=run._on_message)
+            req.rss_limit, on_message=run._on_message, limits=req.limits)
         try:
             proc.start()
         except (OSError, HostError) as err:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from concbench.runner import http_probe
+from concbench.runner.cgroups import Limits
 from concbench.runner.loadgen.base import CommandRunner, pinned
 from concbench.runner.placement import Placement
 from concbench.runner.server_process import LocalServer, ServerProcess
@@ -54,12 +55,15 @@ class Site:
 
     def start(self, local_argv: list[str], cwd: Path, env: dict[str, str],
               remote_spec: dict[str, Any], rss_limit: int | None,
-              on_message: Callable[[dict[str, Any]], None] | None = None) -> ServerProcess:
+              on_message: Callable[[dict[str, Any]], None] | None = None,
+              limits: Limits | None = None) -> ServerProcess:
         """A process here, not yet started: `local_argv` on this machine (pinned to the
-        site's CPUs), or the agent's `serve` of `remote_spec` on the remote host."""
+        site's CPUs, in a cgroup with `limits` if given), or the agent's `serve` of
+        `remote_spec` on the remote host (limits apply on this machine only: the plan's
+        preflight refuses them with a remote server)."""
         if self.remote is None:
             return LocalServer(pinned(local_argv, self.cpus), cwd, env, self.cpus, self.bind,
-                               rss_limit, on_message=on_message)
+                               rss_limit, on_message=on_message, limits=limits)
         from concbench.remote.remote_process import RemoteServer
         spec = {**remote_spec, "cpus": list(self.cpus), "rss_limit": rss_limit,
                 "bind": self.bind}
