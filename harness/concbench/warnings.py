@@ -69,6 +69,34 @@ def latency_near_window(p99_ms: float, duration_s: float) -> str:
             "complete, so these percentiles are a floor; lengthen duration-s to measure them")
 
 
+def warmup_unsettled(cap_s: float, rates: list[float], jit_work: list[int] | None,
+                     jit_share: float | None) -> str:
+    """A steady warm-up that reached its cap (runner.warmup). jit_work: per window, the
+    compilations finished or given up and methods thrown away (the JVM's counters)."""
+    shown = ", ".join(f"{r:,.0f}" for r in rates)
+    if jit_work is not None:
+        jit = f"; the JIT's compilations in them: {', '.join(map(str, jit_work))}"
+    elif jit_share is not None:
+        jit = f"; JIT compiler threads used {jit_share:.0%} of its CPU"
+    else:
+        jit = ""
+    return (f"warm-up did not settle within {cap_s:g} s (last windows {shown} requests/s{jit}): "
+            "the run is unsettled, its figures may catch the server still warming up and are "
+            "left out of rankings; raise warmup-s")
+
+
+def jit_in_window(compiled: int, failed: int, invalidated: int, compile_s: float,
+                  warmed: str) -> str:
+    """A JVM whose JIT still worked during the measured window, after a warm-up that did not
+    judge it steady (runner.warmup.window_jit_warning)."""
+    extra = (f", {failed} given up" if failed else "") + \
+        (f", {invalidated} compiled methods thrown away" if invalidated else "")
+    return (f"not steady: the JIT finished {compiled} compilations during the measured window "
+            f"({compile_s:.2f} s in compilations{extra}; the JVM's own counters) after {warmed}: "
+            "the figures catch the JVM still warming up and are left out of rankings; measure "
+            "it with a steady warm-up (warmup-steady-pct > 0, as the c10k suite does)")
+
+
 def escaped_processes(pids: tuple[int, ...]) -> str:
     return (f"{len(pids)} process(es) of the contender outlived it outside its process group "
             f"(setsid) and were killed by the harness: pids {', '.join(map(str, pids[:10]))}")

@@ -20,7 +20,7 @@ from typing import Any
 
 from concbench.profiling import Profiler, ProfileError
 from concbench.resultset.model import RunResult
-from concbench.runner import http_probe, kernel_counters, load_checks
+from concbench.runner import http_probe, jvm_counters, kernel_counters, load_checks
 from concbench.runner.backend import BackendCount, BackendError, LatencyBackend
 from concbench.runner.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.runner.measure import contender_env
@@ -31,7 +31,8 @@ from concbench.runner.server_request import VERIFY_IDS, ServerRequest
 from concbench.runner.server_result import failed_result, run_result
 from concbench.runner.server_verify import CheckedRequest, check_request, wait_backend_quiet
 from concbench.runner.sites import LOOPBACK
-from concbench.runner.warmup import WarmupOutcome, WarmupPolicy, warm_up
+from concbench.runner.warmup import (WarmupOutcome, WarmupPolicy, jit_between, warm_up,
+                                     window_jit_warning)
 from concbench.workloads.server import Response
 
 __all__ = ["ServerRequest", "measure_server"]
@@ -69,6 +70,9 @@ class _ServerRun:
         self.reference: Response | None = None
         """The verified response to VERIFY_IDS[0]: the size the load's responses must have."""
         self.warmup: WarmupOutcome | None = None
+        self.window_jit: jvm_counters.JitDelta | None = None
+        """What a JVM server's JIT did during the measured window (its own counters)."""
+        self._jit_probe: jvm_counters.JitProbe | None = None
         self.load: LoadResult | None = None
         self.backend_window: BackendCount | None = None
         """The backend's calls and delays served during the measured window."""
@@ -170,17 +174,29 @@ class _ServerRun:
                                  f"{phase} load; process group killed")
         return "crash", f"exited during the {phase} load: {_last_line(proc.stderr_tail())}"
 
+    def jit_probe(self, proc: ServerProcess) -> jvm_counters.JitProbe:
+        """The JVM's JIT counters (runner.jvm_counters), read where the harness runs only."""
+        if self._jit_probe is None:
+            self._jit_probe = jvm_counters.tree_probe(proc.pid) if proc.where is None \
+                else jvm_counters.no_counters
+        return self._jit_probe
+
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
         backend_before = backend.count() if backend else None
         local = self.req.where.server.remote is None and self.req.where.client.remote is None
         kernel_before = kernel_counters.read() if local else None
         profiler = self._start_profiler(proc)
+        jit_before = self.jit_probe(proc)()
         proc.begin_window()
         if backend:
             backend.proc.begin_window()
         self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
         proc.end_window()
+        self.window_jit = jit_between(jit_before, self.jit_probe(proc)())
+        jit_warning = window_jit_warning(self.warmup, self.window_jit)
+        if jit_warning:
+            self.warnings.append(jit_warning)
         self.kernel = kernel_counters.delta(kernel_before, kernel_counters.read() if local
                                             else None)
         self._stop_profiler(profiler)
@@ -268,7 +284,8 @@ class _ServerRun:
             return result
 
         try:
-            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load)
+            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load,
+                                  jit=self.jit_probe(proc))
         except _WarmupFailed as failed:
             return failed.failure
         warning = self.warmup.warning()

@@ -10,28 +10,40 @@ runs in consecutive windows and ends when the server is steady:
   small VM is ±10-15 % (a 5 s window of a settled Go server read 18.1k-23.4k here), so
   "consecutive windows agree within 5 %" would rarely hold; a climb still shows: a rate
   rising by more than about half of `warmup-steady-pct` per window never passes; and
-- where the process has JIT compiler threads (HotSpot's "C1/C2 CompilerThre…"), they used
-  at most JIT_QUIET_SHARE of the server's CPU in the last window: spring-webflux pinned to
-  one CPU sat at 2.3-5k requests/s with C2 using 20 % of its CPU for 50 s, then jumped to
-  ~16k as compilation ended (the JIT share fell to 0-5 %);
+- in a JVM, its JIT has done nothing for JIT_QUIET_WINDOWS windows in a row: no method
+  compiled, no compilation given up, no compiled method thrown away, read from HotSpot's own
+  counters (runner.jvm_counters: what `jstat -compiler` reads). The compiler threads' share
+  of the CPU is no such evidence: with 200 runnable request threads on one CPU, the two
+  compiler threads get a small share of it however full their queue is, so the share stays
+  low while methods are still being compiled window after window. A JVM whose counters
+  cannot be read (a server on another host: the agent reports CPU only) falls back to that
+  share: its compiler threads ("C1/C2 CompilerThre…") used at most JIT_QUIET_SHARE of the
+  server's CPU in the last window;
 
-or when `warmup-s` (the cap) is spent; then the run carries a warning. Every window is
-recorded, so the report shows how long each server needed. `warmup-steady-pct=0` is the
-seed-faithful fixed warm-up of exactly `warmup-s`.
+or when `warmup-s` (the cap) is spent: the run is *unsettled* (`settled: false` in its
+record, a warning that the report turns into the "unsettled" flag, and the summary leaves
+the cell out of its rankings). Every window is recorded, so the report shows how long each
+server needed. `warmup-steady-pct=0` is the seed-faithful fixed warm-up of exactly
+`warmup-s`; nothing is judged then (`settled: null`), and the JIT's counters over the
+measured window say whether it still compiled (`window_jit`, warnings.jit_in_window).
 """
-
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from concbench import warnings
+from concbench.runner.jvm_counters import JitDelta, JitProbe, JitReading, no_counters
 from concbench.runner.loadgen import LoadResult
 from concbench.runner.server_window import tree_cpu_s, tree_thread_files
 
 STEADY_WINDOWS = 4
 """Two windows compared with the two before them."""
+JIT_QUIET_WINDOWS = 2
+"""Windows in a row in which a JVM's JIT must have done nothing."""
 JIT_QUIET_SHARE = 0.05
+"""The fallback without counters: the compiler threads' most share of the server's CPU."""
 JIT_THREAD_PREFIXES = (b"C1 CompilerThre", b"C2 CompilerThre", b"JVMCI CompilerT")
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -63,6 +75,8 @@ class WarmupWindow:
     server_cpu_s: float
     jit_cpu_s: float | None
     """CPU of the JIT compiler threads in this window; None when the server has none."""
+    jit: JitDelta | None = None
+    """What the JIT did in this window, from the JVM's counters; None without them."""
 
     def jit_share(self) -> float | None:
         if self.jit_cpu_s is None or self.server_cpu_s <= 0:
@@ -84,19 +98,33 @@ class WarmupOutcome:
     def warning(self) -> str | None:
         if self.settled is not False:
             return None
-        rates = ", ".join(f"{w.requests_per_s:,.0f}" for w in self.windows[-STEADY_WINDOWS:])
-        jit = self.windows[-1].jit_share() if self.windows else None
-        busy = f"; JIT compiler threads used {jit:.0%} of its CPU" if jit is not None else ""
-        return (f"warm-up did not settle within {self.policy.cap_s:g} s (last windows "
-                f"{rates} requests/s{busy}): the measured window may catch the server still "
-                "warming; raise warmup-s")
+        last = self.windows[-STEADY_WINDOWS:]
+        compiled = [w.jit.work for w in last if w.jit is not None]
+        share = self.windows[-1].jit_share() if self.windows else None
+        return warnings.warmup_unsettled(
+            self.policy.cap_s, [w.requests_per_s for w in last],
+            compiled if len(compiled) == len(last) else None, share)
 
     def to_dict(self) -> dict[str, Any]:
         p = self.policy
         return {"mode": "fixed" if p.fixed else "steady", "cap_s": p.cap_s,
                 "window_s": p.window_s, "steady_pct": p.steady_pct, "settled": self.settled,
                 "seconds": round(self.seconds, 3),
-                "windows": [{**w.__dict__, "jit_share": w.jit_share()} for w in self.windows]}
+                "jit_evidence": _evidence(self.windows),
+                "windows": [_window_dict(w) for w in self.windows]}
+
+
+def _window_dict(w: WarmupWindow) -> dict[str, Any]:
+    return {**w.__dict__, "jit": w.jit.to_dict() if w.jit else None,
+            "jit_share": w.jit_share()}
+
+
+def _evidence(windows: tuple[WarmupWindow, ...]) -> str:
+    """What told whether the JIT was quiet: the JVM's counters, its compiler threads' CPU,
+    or nothing (no JIT found)."""
+    if windows and all(w.jit is not None for w in windows):
+        return "counters"
+    return "compiler threads' CPU" if any(w.jit_cpu_s is not None for w in windows) else "none"
 
 
 def jit_cpu_s(pid: int) -> float | None:
@@ -119,6 +147,15 @@ def is_steady(windows: list[WarmupWindow], steady_pct: float) -> bool:
     half = STEADY_WINDOWS // 2
     if max(rates[half:]) > (1 + steady_pct / 100) * max(rates[:half]):
         return False
+    return jit_quiet(windows)
+
+
+def jit_quiet(windows: list[WarmupWindow]) -> bool:
+    """The last JIT_QUIET_WINDOWS windows compiled nothing (by the JVM's counters); without
+    counters, the compiler threads' share of the last window; True without a JIT."""
+    last = windows[-JIT_QUIET_WINDOWS:]
+    if len(last) == JIT_QUIET_WINDOWS and all(w.jit is not None for w in last):
+        return all(w.jit is not None and w.jit.quiet for w in last)
     share = windows[-1].jit_share()
     return share is None or share <= JIT_QUIET_SHARE
 
@@ -135,16 +172,18 @@ def local_probe(pid: int) -> CpuProbe:
 
 
 def warm_up(policy: WarmupPolicy, probe: CpuProbe, load: LoadRun,
-            on_window: Callable[[WarmupWindow], None] | None = None) -> WarmupOutcome:
-    """Run warm-up windows through `load(seconds)` until steady or the cap is spent.
+            on_window: Callable[[WarmupWindow], None] | None = None,
+            jit: JitProbe = no_counters) -> WarmupOutcome:
+    """Run warm-up windows through `load(seconds)` until steady or the cap is spent; `jit`
+    reads the JVM's counters (runner.jvm_counters.tree_probe) at each window's ends.
     `load` raises (or the caller stops) on failure; windows done so far are lost then,
     which is fine: a failed warm-up ends the run."""
     if policy.fixed:
-        return WarmupOutcome(policy, (_window(probe, load, policy.cap_s),), None)
+        return WarmupOutcome(policy, (_window(probe, jit, load, policy.cap_s),), None)
     windows: list[WarmupWindow] = []
     spent = 0.0
     while spent < policy.cap_s - 1e-9:
-        window = _window(probe, load, min(policy.window_s, policy.cap_s - spent))
+        window = _window(probe, jit, load, min(policy.window_s, policy.cap_s - spent))
         windows.append(window)
         spent += window.duration_s
         if on_window:
@@ -154,11 +193,28 @@ def warm_up(policy: WarmupPolicy, probe: CpuProbe, load: LoadRun,
     return WarmupOutcome(policy, tuple(windows), False)
 
 
-def _window(probe: CpuProbe, load: LoadRun, seconds: float) -> WarmupWindow:
+def _window(probe: CpuProbe, counters: JitProbe, load: LoadRun, seconds: float) -> WarmupWindow:
     cpu0, jit0 = probe()
+    before = counters()
     result = load(seconds)
     cpu1, jit1 = probe()
+    after = counters()
     jit = max(0.0, jit1 - jit0) if jit0 is not None and jit1 is not None else None
     return WarmupWindow(duration_s=seconds, requests_per_s=result.requests_per_s,
                         p99_ms=result.latency_ms.get("p99"), errors_total=result.errors_total,
-                        server_cpu_s=max(0.0, cpu1 - cpu0), jit_cpu_s=jit)
+                        server_cpu_s=max(0.0, cpu1 - cpu0), jit_cpu_s=jit,
+                        jit=jit_between(before, after))
+
+
+def jit_between(before: JitReading | None, after: JitReading | None) -> JitDelta | None:
+    return JitDelta.between(before, after) if before is not None and after is not None else None
+
+
+def window_jit_warning(outcome: WarmupOutcome | None, delta: JitDelta | None) -> str | None:
+    """The measured window's JIT work, when no steady warm-up vouched for the server (a fixed
+    warm-up, or none): a JVM that still compiled during it was measured warming up."""
+    if delta is None or delta.quiet or (outcome is not None and outcome.settled is not None):
+        return None
+    warmed = f"{outcome.seconds:g} s of fixed warm-up" if outcome else "no warm-up"
+    return warnings.jit_in_window(delta.compiled, delta.failed, delta.invalidated,
+                                  delta.compile_s, warmed)
