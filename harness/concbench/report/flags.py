@@ -21,6 +21,8 @@ class Flag:
     """A few words shown beside the figure ("not steady", "n = 1")."""
     text: str
     """The warning it stands for (the explanation: a tooltip, a footnote)."""
+    unranked: bool = False
+    """The figure is not the server's steady state: shown, but left out of rankings."""
 
 
 @dataclass(frozen=True)
@@ -30,10 +32,12 @@ class Rule:
     """The flag's words; may name the pattern's groups (\\1) to carry a figure."""
     metrics: frozenset[str]
     """The summary metrics it qualifies; ALL (empty) for every one."""
+    unranked: bool = False
 
 
-def _rule(pattern: str, label: str, metrics: frozenset[str] = ALL) -> Rule:
-    return Rule(re.compile(pattern), label, metrics)
+def _rule(pattern: str, label: str, metrics: frozenset[str] = ALL,
+          unranked: bool = False) -> Rule:
+    return Rule(re.compile(pattern), label, metrics, unranked)
 
 
 RULES: tuple[Rule, ...] = (
@@ -45,7 +49,9 @@ RULES: tuple[Rule, ...] = (
     _rule(r"^(\d+) of (\d+) runs failed", r"\1 of \2 runs failed"),
     _rule(r"^stopped after \d+ of \d+ runs", "cut short"),
     _rule(r"^generator-bound", "generator-bound", SERVER_LOAD),
-    _rule(r"^warm-up did not settle", "unsettled", SERVER_METRICS),
+    _rule(r"^warm-up did not settle", "unsettled", SERVER_METRICS, unranked=True),
+    _rule(r"^not steady: the JIT finished (\d+) compilations",
+          r"not steady (\1 JIT compilations)", SERVER_METRICS, unranked=True),
     _rule(r"^the server had not drained", "backlog", SERVER_LOAD),
     _rule(r"^errors under load", "errors", SERVER_METRICS),
     _rule(r"^the latency backend used", "backend busy", SERVER_LOAD),
@@ -78,17 +84,33 @@ def _label(rule: Rule | None, warning: str) -> str:
     return found.expand(rule.label) if found else rule.label
 
 
+def _span(rule: Rule, warnings: list[str]) -> str | None:
+    """One label for several runs' warnings of a rule that carries one count ("not steady
+    (103–160 JIT compilations)"), or None when the rule carries no single count."""
+    found = [rule.pattern.search(w) for w in warnings]
+    counts = [m.group(1) for m in found if m and len(m.groups()) == 1]
+    if len(counts) != len(warnings) or not all(c.isdigit() for c in counts):
+        return None
+    low, high = min(map(int, counts)), max(map(int, counts))
+    return rule.label.replace("\\1", f"{low}–{high}" if low != high else str(low))
+
+
 def cell_flags(warnings: tuple[str, ...] | list[str], metric: str) -> list[Flag]:
-    """The flags of a cell's warnings that qualify this metric, once per label."""
-    found: dict[str, Flag] = {}
+    """The flags of a cell's warnings that qualify this metric, once per label; the runs'
+    warnings of a rule that counts something make one flag, with the range of the counts."""
+    kept: list[tuple[Rule | None, str]] = []
     for warning in warnings:
         if any(p.search(warning) for p in IGNORED):
             continue
         rule = _match(RULES, warning)
-        if rule is not None and rule.metrics and metric not in rule.metrics:
-            continue
-        label = _label(rule, warning)
-        found.setdefault(label, Flag(label, warning))
+        if rule is None or not rule.metrics or metric in rule.metrics:
+            kept.append((rule, warning))
+    found: dict[str, Flag] = {}
+    for rule, warning in kept:
+        same = [w for r, w in kept if r is rule] if rule is not None else []
+        label = (_span(rule, same) if rule is not None and len(same) > 1 else None) \
+            or _label(rule, warning)
+        found.setdefault(label, Flag(label, warning, rule is not None and rule.unranked))
     return list(found.values())
 
 

@@ -110,7 +110,8 @@ class Standing:
 
     contender: str
     status: str
-    """ok, or why there is no figure (crash, timeout, invalid, mem-limit, unavailable)."""
+    """ok; why there is no figure (crash, timeout, invalid, mem-limit, unavailable); or the
+    flag that keeps its figure out of the ranking (unsettled, not steady)."""
     reason: str | None
     figure: float | None
     n: int

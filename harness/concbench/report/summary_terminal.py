@@ -19,7 +19,7 @@ RESERVED_LINES = 3
 STACK_BELOW = 70
 """Narrower than this many columns for the contenders, a case's label goes on a line of its
 own above its metrics' rows."""
-STYLE = {"leader": "bold green", "ranked": "", "failed": "red"}
+STYLE = {"leader": "bold green", "ranked": "", "held": "dim", "failed": "red"}
 
 
 def _item(item: Item) -> Text:
@@ -39,7 +39,11 @@ def _item(item: Item) -> Text:
 
 
 def _more(hidden: list[Item]) -> Text:
-    return Text(f"… {len(hidden)} more, to {hidden[-1].value}", style="dim")
+    """The folded items counted, to the last ratio (held items, after the ranked ones, have
+    a figure, not a ratio; their flags are in the tables' status and the warnings)."""
+    ranked = [i for i in hidden if i.kind == "ranked"]
+    return Text(f"… {len(hidden)} more" + (f", to {ranked[-1].value}" if ranked else ""),
+                style="dim")
 
 
 def pack(tokens: list[Text], width: int) -> list[Text]:

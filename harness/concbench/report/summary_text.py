@@ -21,9 +21,11 @@ METHOD = ("ratio of geometric means with a Welch interval on the logarithms, as 
 class Item:
     contender: str
     kind: str
-    """leader | ranked | failed."""
+    """leader | ranked | held (a figure left out of the ranking: unsettled, not steady) |
+    failed."""
     value: str
-    """The leader's figure, another contender's ratio ("1.34×"), or a failed cell's status."""
+    """The leader's figure, another contender's ratio ("1.34×"), a held cell's own figure, or
+    a failed cell's status."""
     interval: str
     """The ratio's 95% interval ("1.31–1.38"); "" for the leader and without one."""
     spread: str
@@ -72,7 +74,10 @@ def _spread(s: Standing) -> str:
 def items(case: CaseSummary) -> list[Item]:
     found = []
     for i, s in enumerate(case.standings):
-        if not s.ranked:
+        if not s.ranked and s.figure is not None:
+            found.append(Item(s.contender, "held", figure(case, s.figure), "", "", s.flags,
+                              "·" if i else "", s.reason or ""))
+        elif not s.ranked:
             found.append(Item(s.contender, "failed", s.status, "", "", (), "·" if i else "",
                               s.reason or ""))
         elif i == 0:
@@ -196,7 +201,7 @@ class GlanceRow:
 
 def _margin(case: CaseSummary) -> str:
     rest = [s for s in case.standings[1:] if s.ranked]
-    failed = [s for s in case.standings if not s.ranked]
+    failed = [s for s in case.standings if s.figure is None]
     text = ""
     if rest and rest[0].tied:
         text = f" ≈ {rest[0].contender} ({ratio(rest[0].ratio or 1)}, not told apart)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from concbench.report import server_table, units
+from concbench.report import flags, server_table, units
 from concbench.resultset.model import CellResult
 
 
@@ -96,6 +96,8 @@ def _server_table(workload: str, group: list[CellResult], varying: list[str]) ->
         status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
         if any(w.startswith("generator-bound") for w in cell.warnings):
             status += ", generator-bound"
+        status += "".join(f", {f.label}" for f in flags.cell_flags(cell.warnings, "requests/s")
+                          if f.unranked)
         rows.append((*head, *server_table.row(cell, group), status[:160]))
     fixed = {k: v for k, v in group[0].params.items() if k not in varying}
     return Table(workload, headers, tuple(rows), fixed)

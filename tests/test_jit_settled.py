@@ -1,0 +1,272 @@
+"""A JVM server is steady only when its JIT has compiled nothing for two warm-up windows, read
+from HotSpot's own counters (runner.jvm_counters, what `jstat -compiler` reads); a warm-up
+that hits its cap is unsettled, and a JVM still compiling in a measured window that no steady
+warm-up vouched for is "not steady": both flagged in every view and left out of rankings.
+
+The parser is checked against jstat twice: on a recorded hsperfdata file with the jstat output
+taken at the same moment (tests/recorded/hsperfdata: Churn.java run with a small C2 node limit,
+so it has failed compilations too), and on a live JVM. The decision runs on recorded sequences
+of counters; one real JVM contender runs briefly through the harness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from concbench import warnings, workloads
+from concbench.report import flags, summary, summary_text
+from concbench.report.table import tables
+from concbench.runner import jvm_counters
+from concbench.runner.jvm_counters import CountersError, JitDelta, JitReading
+from concbench.runner.loadgen import LoadResult
+from concbench.runner.warmup import (WarmupPolicy, WarmupWindow, is_steady, jit_quiet, warm_up,
+                                     window_jit_warning)
+from concbench.stats.cell import aggregate
+from concbench.workloads.budget import UNBOUNDED
+from sample_doc import _server_run
+
+RECORDED = Path(__file__).parent / "recorded" / "hsperfdata"
+
+
+def _jstat_row(text: str) -> dict[str, str]:
+    """`jstat -compiler` output as {column: value} (FailedMethod holds a space: "Class method")."""
+    header, row = text.splitlines()[:2]
+    names, values = header.split(), row.split()
+    found = dict(zip(names[:5], values[:5]))
+    found["FailedMethod"] = " ".join(values[5:])
+    return found
+
+
+def _matches_jstat(counters: dict[str, int | str], jstat: dict[str, str]) -> None:
+    reading = JitReading.of(counters)
+    assert reading.compiled == int(jstat["Compiled"])
+    assert reading.failed == int(jstat["Failed"])
+    assert reading.invalidated == int(jstat["Invalid"])
+    assert f"{reading.compile_s:.2f}" == jstat["Time"]
+    assert counters["sun.ci.lastFailedType"] == int(jstat["FailedType"])
+    assert counters["sun.ci.lastFailedMethod"] == jstat["FailedMethod"]
+
+
+def test_the_recorded_file_reads_as_jstat_read_it():
+    data = gzip.decompress((RECORDED / "churn-jdk25.hsperfdata.gz").read_bytes())
+    jstat = _jstat_row((RECORDED / "churn-jdk25.jstat-compiler.txt").read_text())
+    counters = jvm_counters.parse(data)
+    _matches_jstat(counters, jstat)
+    assert int(jstat["Failed"]) > 0, "the recording has failed compilations to check"
+    assert counters["sun.os.hrt.frequency"] > 0 and len(counters) > 100
+
+
+def test_a_file_that_is_not_hsperfdata_is_refused():
+    data = gzip.decompress((RECORDED / "churn-jdk25.hsperfdata.gz").read_bytes())
+    with pytest.raises(CountersError, match="magic"):
+        jvm_counters.parse(b"\0" * 64)
+    with pytest.raises(CountersError, match="accessible"):
+        jvm_counters.parse(data[:7] + b"\0" + data[8:])
+    with pytest.raises(CountersError, match="runs past"):
+        jvm_counters.parse(data[:40])
+    assert jvm_counters.read_tree(os.getpid()) is None, "a Python process has no counters"
+
+
+def test_a_live_jvm_reads_as_jstat_reads_it(tmp_path, jdk25, processes):
+    src = tmp_path / "Spin.java"
+    src.write_text("public class Spin { public static void main(String[] a) throws Exception {"
+                   " long s = 0; for (int i = 0; i < 3_000_000; i++)"
+                   " s += Integer.toString(i % 999).hashCode();"
+                   " System.out.println(s); Thread.sleep(30_000); } }")
+    proc = subprocess.Popen([str(jdk25 / "bin" / "java"), str(src)], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        before, after = None, jvm_counters.read_tree(proc.pid)
+        deadline = time.monotonic() + 20
+        while before != after and time.monotonic() < deadline:  # until the JIT is done
+            time.sleep(0.3)
+            before, after = after, jvm_counters.read_tree(proc.pid)
+        jstat = subprocess.run([str(jdk25 / "bin" / "jstat"), "-compiler", str(proc.pid)],
+                               capture_output=True, text=True, check=True).stdout
+        path = jvm_counters.perf_file(proc.pid)
+        assert path is not None
+        counters = jvm_counters.parse(path.read_bytes())
+        assert JitReading.of(counters) == after, "the JIT moved while jstat ran"
+        _matches_jstat(counters, _jstat_row(jstat))
+        assert after is not None and after.compiled > 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+# -- the decision, on recorded sequences ---------------------------------------------------
+
+JAVA_PLATFORM_64 = (1633, 1658, 1675, 1680, 1693, 1699, 1708, 1714, 1714, 1714, 1716, 1716,
+                    1716, 1717)
+"""sun.ci.totalCompiles at the ends of 5 s wrk windows (64 connections) of a java-platform
+http-hello server pinned to one CPU, recorded here: a trickle of compilations long after the
+rate has flattened; the first two quiet windows in a row end at the tenth reading."""
+
+
+def _readings(totals: tuple[int, ...]) -> list[JitReading]:
+    return [JitReading(t, 0, 0, t / 1000, "") for t in totals]
+
+
+def _load(rate: float) -> LoadResult:
+    return LoadResult(generator="fake", requests=int(rate), ok_requests=int(rate), duration_s=5,
+                      requests_per_s=rate, latency_ms={"p99": 1.0}, percentiles=[], errors={},
+                      cpu_s=0.1, wall_s=5, cpus=(), command=[], corrected=False)
+
+
+def _window_counters(totals: tuple[int, ...]):
+    """Each window reads the counters before and after its load: the reading after one window
+    is the reading before the next."""
+    readings = _readings(totals)
+    calls = iter(range(10_000))
+    return lambda: readings[min(len(readings) - 1, (next(calls) + 1) // 2)]
+
+
+def test_a_flat_rate_with_a_quiet_cpu_share_is_not_steady_while_methods_still_compile():
+    out = warm_up(WarmupPolicy(cap_s=120, window_s=5, steady_pct=5),
+                  lambda: (0.0, 0.0), lambda s: _load(20_000),
+                  jit=_window_counters(JAVA_PLATFORM_64))
+    compiled = [w.jit.compiled for w in out.windows if w.jit]
+    assert compiled[:9] == [25, 17, 5, 13, 6, 9, 6, 0, 0]
+    assert out.settled is True and len(out.windows) == 9, \
+        "steady at the second quiet window in a row, not at the fourth flat one"
+    assert out.to_dict()["jit_evidence"] == "counters"
+    assert out.to_dict()["windows"][-1]["jit"]["compiled"] == 0
+
+
+def test_one_quiet_window_between_compilations_is_not_enough():
+    windows = [WarmupWindow(5, 20_000, 1.0, 0, 1.0, 0.0, JitDelta(n, 0, 0, 0.0, ""))
+               for n in (4, 0, 2, 0)]
+    assert not jit_quiet(windows) and not is_steady(windows, 5)
+    windows.append(WarmupWindow(5, 20_000, 1.0, 0, 1.0, 0.0, JitDelta(0, 0, 0, 0.0, "")))
+    assert jit_quiet(windows) and is_steady(windows, 5)
+    failed = JitDelta(0, 1, 0, 0.0, "")
+    thrown = JitDelta(0, 0, 3, 0.0, "")
+    for busy in (failed, thrown):
+        assert not jit_quiet([*windows, WarmupWindow(5, 20_000, 1.0, 0, 1.0, 0.0, busy)])
+
+
+def test_without_counters_the_compiler_threads_share_decides():
+    flat = [WarmupWindow(5, 16_000, 1.0, 0, 1.0, None) for _ in range(3)]
+    assert is_steady([*flat, WarmupWindow(5, 16_000, 1.0, 0, 1.0, 0.01)], 5)
+    assert not is_steady([*flat, WarmupWindow(5, 16_000, 1.0, 0, 1.0, 0.2)], 5)
+    assert is_steady([*flat, WarmupWindow(5, 16_000, 1.0, 0, 1.0, None)], 5), "no JIT at all"
+
+
+def test_a_warm_up_that_hits_its_cap_is_unsettled_with_the_counts_as_evidence():
+    climbing = tuple(1000 + 50 * i for i in range(20))
+    out = warm_up(WarmupPolicy(cap_s=30, window_s=5, steady_pct=5), lambda: (0.0, 0.0),
+                  lambda s: _load(20_000), jit=_window_counters(climbing))
+    assert out.settled is False and len(out.windows) == 6
+    text = out.warning() or ""
+    assert text.startswith("warm-up did not settle within 30 s")
+    assert "the JIT's compilations in them: 50, 50, 50, 50" in text
+    (flag,) = flags.cell_flags([text], "requests/s")
+    assert flag.label == "unsettled" and flag.unranked
+
+
+def test_the_measured_window_is_judged_only_when_no_steady_warm_up_vouched_for_it():
+    fixed = warm_up(WarmupPolicy(cap_s=1, window_s=5, steady_pct=0), lambda: (0.0, 0.0),
+                    lambda s: _load(3_000), jit=_window_counters((100, 400)))
+    busy = JitDelta(160, 2, 1, 1.54, "x y")
+    text = window_jit_warning(fixed, busy) or ""
+    assert text.startswith("not steady: the JIT finished 160 compilations")
+    assert "after 1 s of fixed warm-up" in text and "2 given up" in text
+    assert "no warm-up" in (window_jit_warning(None, busy) or "")
+    assert window_jit_warning(fixed, JitDelta(0, 0, 0, 0.0, "")) is None
+    assert window_jit_warning(fixed, None) is None, "not a JVM (or its counters unreadable)"
+    settled = warm_up(WarmupPolicy(cap_s=120, window_s=5, steady_pct=5), lambda: (0.0, 0.0),
+                      lambda s: _load(20_000), jit=_window_counters(JAVA_PLATFORM_64))
+    assert settled.settled is True and window_jit_warning(settled, busy) is None
+
+
+# -- every view, and no ranking --------------------------------------------------------------
+
+HELLO = workloads.get("http-hello")
+META = {"throughput_unit": "requests", "placement": {"server": [0], "client": [1]}}
+
+
+def _cell(name: str, rates: list[float], run_warnings: list[str | None] | None = None):
+    runs = [_server_run(r, 3, 8, 30, 80, 90, 12, 6) for r in rates]
+    if run_warnings:
+        runs = [dataclasses.replace(r, warnings=(w,) if w else ())
+                for r, w in zip(runs, run_warnings)]
+    return aggregate(HELLO, name, HELLO.resolve({"connections": 256}), UNBOUNDED, runs,
+                     dict(META))
+
+
+def _jit(n: int) -> str:
+    return warnings.jit_in_window(n, 0, 0, 1.0, "1 s of fixed warm-up")
+
+
+def _cells():
+    unsettled = warnings.warmup_unsettled(60, [9_000, 10_500], [30, 12], None)
+    return [_cell("go", [60_000, 61_000, 59_000]),
+            _cell("java-platform", [90_000, 91_000, 89_000], [_jit(160), _jit(103), _jit(126)]),
+            _cell("spring-mvc", [95_000, 96_000, 94_000], [unsettled, None, None]),
+            _cell("node", [30_000, 31_000, 29_000])]
+
+
+def test_unsettled_and_not_steady_cells_are_shown_but_not_ranked():
+    case = summary.summarize_case(_cells(), summary.REQUESTS, {})
+    assert case.leader is not None and case.leader.contender == "go", \
+        "the faster unsteady figures do not lead"
+    by_name = {s.contender: s for s in case.standings}
+    assert by_name["node"].ranked and by_name["node"].ratio == pytest.approx(2.0, rel=0.01)
+    for name, label in (("java-platform", "not steady (103–160 JIT compilations)"),
+                        ("spring-mvc", "unsettled")):
+        held = by_name[name]
+        assert not held.ranked and held.rank is None and held.ratio is None
+        assert held.status == label and held.figure and held.figure > 80_000
+    assert [s.contender for s in case.standings] == ["go", "node", "java-platform", "spring-mvc"]
+    items = {i.contender: i for i in summary_text.items(case)}
+    assert items["java-platform"].kind == "held"
+    assert "not steady (103–160 JIT compilations)" in summary_text.flag_words(
+        items["java-platform"].flags)
+    markdown = "\n".join(summary_text.markdown_rows([case]))
+    assert "java-platform 90.00 kreq/s *[not steady (103–160 JIT compilations)" in markdown
+    assert "spring-mvc 95.00 kreq/s *[unsettled" in markdown
+    (table,) = tables(_cells())
+    status = {row[0]: row[-1] for row in table.rows}
+    assert status["java-platform"] == "ok, not steady (103–160 JIT compilations)"
+    assert status["spring-mvc"] == "ok, unsettled" and status["go"] == "ok"
+
+
+def test_a_flag_for_each_new_warning():
+    assert [f.label for f in flags.cell_flags([_jit(7)], "p99")] == [
+        "not steady (7 JIT compilations)"]
+    assert flags.cell_flags([_jit(7)], "time") == []
+    assert all(f.unranked for f in flags.cell_flags([_jit(7), _jit(9)], "requests/s"))
+    assert not any(f.unranked for f in flags.cell_flags(
+        [warnings.generator_bound(97, 40)], "requests/s"))
+
+
+# -- one real JVM contender, briefly --------------------------------------------------------
+
+def test_a_real_jvm_server_records_its_jit_counters_and_is_marked_when_still_compiling(
+        real_bench):
+    done = real_bench("run", "http-hello", "--contender", "java-platform", "--runs", "1",
+                      "--param", "connections=16", "--param", "warmup-s=1",
+                      "--param", "warmup-steady-pct=0", "--param", "duration-s=1")
+    assert done.code == 0, done.stderr[-2000:]
+    (cell,) = real_bench.last()["cells"]
+    (run,) = cell["runs"]
+    assert run["status"] == "ok"
+    warm = run["server"]["warmup"]
+    assert warm["jit_evidence"] == "counters"
+    assert warm["windows"][0]["jit"]["compiled"] > 0, "a JVM's first second under load compiles"
+    window = run["server"]["window_jit"]
+    assert window is not None and window["compiled"] >= 0
+    marked = [w for w in cell["warnings"] if w.startswith("not steady: the JIT finished")]
+    work = window["compiled"] + window["failed"] + window["invalidated"]
+    assert bool(marked) == (work > 0), (window, cell["warnings"])
+    if marked:
+        assert f"finished {window['compiled']} compilations" in marked[0]
+        assert "not steady (" in done.stdout
