@@ -28,6 +28,7 @@ from concbench.runner.jvm_counters import CountersError, JitDelta, JitReading
 from concbench.runner.loadgen import LoadResult
 from concbench.runner.warmup import (WarmupPolicy, WarmupWindow, is_steady, jit_quiet, warm_up,
                                      window_jit_warning)
+from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate
 from concbench.workloads.budget import UNBOUNDED
 from sample_doc import _server_run
@@ -196,8 +197,9 @@ META = {"throughput_unit": "requests", "placement": {"server": [0], "client": [1
 def _cell(name: str, rates: list[float], run_warnings: list[str | None] | None = None):
     runs = [_server_run(r, 3, 8, 30, 80, 90, 12, 6) for r in rates]
     if run_warnings:
-        runs = [dataclasses.replace(r, warnings=(w,) if w else ())
-                for r, w in zip(runs, run_warnings)]
+        runs = [dataclasses.replace(r, warnings=(w,) if w else (), server={
+            **(r.server or {}), "warmup": {"settled": not (w or "").startswith("warm-up")}})
+            for r, w in zip(runs, run_warnings)]
     return aggregate(HELLO, name, HELLO.resolve({"connections": 256}), UNBOUNDED, runs,
                      dict(META))
 
@@ -237,6 +239,22 @@ def test_unsettled_and_not_steady_cells_are_shown_but_not_ranked():
     status = {row[0]: row[-1] for row in table.rows}
     assert status["java-platform"] == "ok, not steady (103–160 JIT compilations)"
     assert status["spring-mvc"] == "ok, unsettled" and status["go"] == "ok"
+
+
+def test_a_not_steady_ratio_to_nginx_is_not_ranked_either():
+    cells = [_cell("nginx", [100_000, 100_000, 100_000]), *_cells()]
+    cells = [dataclasses.replace(c, runs=tuple(dataclasses.replace(r, round=i)
+                                               for i, r in enumerate(c.runs))) for c in cells]
+    cells = [ceiling_ratio.with_ratio(c, cells) for c in cells]
+    case = summary.summarize_case([c for c in cells if c.contender != "nginx"],
+                                  summary.OF_CEILING, {})
+    by_name = {s.contender: s for s in case.standings}
+    assert case.leader is not None and case.leader.contender == "spring-mvc"
+    assert case.leader.n == 2, "its unsettled round has no ratio (stats.ceiling_ratio)"
+    assert by_name["go"].ranked and by_name["go"].ratio == pytest.approx(0.95 / 0.6, rel=0.01)
+    assert not by_name["java-platform"].ranked
+    assert by_name["java-platform"].status.startswith("not steady")
+    assert by_name["java-platform"].figure == pytest.approx(0.90, rel=0.02)
 
 
 def test_a_flag_for_each_new_warning():
