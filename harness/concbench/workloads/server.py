@@ -29,8 +29,8 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
               "after each)", 1, 600),
         Param("warmup-steady-pct", steady_pct, "the warm-up ends once the rate stops climbing "
               "(the best of the last 2 windows at most this many % above the best of the 2 before) and "
-              "the JIT compiler threads are quiet (0 = a fixed warm-up of warmup-s, as the "
-              "seeds did)", 0, 100),
+              "a JVM's JIT compiled nothing for 2 windows (its own counters) (0 = a fixed "
+              "warm-up of warmup-s, as the seeds did)", 0, 100),
         Param("threads", 0, "load generator threads (0 = one per client CPU, at most "
               "connections)", 0, 256),
         Param("keepalive", "true", "false: a new TCP connection per request "
