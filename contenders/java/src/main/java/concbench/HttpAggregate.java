@@ -70,6 +70,25 @@ final class HttpAggregate {
     }
 
     /**
+     * The thread-per-connection server's route (java-virtual, java-structured): the same steps as
+     * {@link #blocking}, on the connection's own thread.
+     */
+    static ThreadPerConnServer.Route perConnection(Config c, Downstream d, Fork fork) {
+        return (method, path) -> {
+            long id = userId(method, path);
+            if (id < 0) return ThreadPerConnServer.Response.empty(id == -2 ? 405 : 404);
+            try {
+                d.call(c.baseMs());
+                fork.both(() -> { d.call(c.detailMs()); return null; }, () -> { d.call(c.extraMs()); return null; });
+                return new ThreadPerConnServer.Response(200, CONTENT_TYPE, json(id));
+            } catch (Exception e) { // a downstream call failed (status, I/O) or was interrupted
+                if (e instanceof InterruptedException) Thread.currentThread().interrupt();
+                return ThreadPerConnServer.Response.empty(502);
+            }
+        };
+    }
+
+    /**
      * java-completable: the handler only chains futures and returns; the response is written by the
      * stage that completes last, on a {@code pool} thread (an exchange may be finished from any thread).
      */
@@ -95,7 +114,11 @@ final class HttpAggregate {
 
     /** The id of GET /user/{id} (a decimal integer >= 1); -1: unknown path; -2: known path, not GET. */
     static long userId(HttpExchange ex) {
-        String path = ex.getRequestURI().getRawPath();
+        return userId(ex.getRequestMethod(), ex.getRequestURI().getRawPath());
+    }
+
+    /** As {@link #userId(HttpExchange)}, from the method and the raw path. */
+    static long userId(String method, String path) {
         if (path == null || !path.startsWith(PREFIX)) return -1;
         int n = path.length() - PREFIX.length();
         if (n < 1 || n > 18) return -1; // 18 digits cannot overflow a long
@@ -106,7 +129,7 @@ final class HttpAggregate {
             id = id * 10 + (ch - '0');
         }
         if (id < 1) return -1;
-        return "GET".equals(ex.getRequestMethod()) ? id : -2;
+        return "GET".equals(method) ? id : -2;
     }
 
     /** Hand-written JSON (the only variable part is a number), encoded as UTF-8. */

@@ -19,6 +19,16 @@ final class HttpHello {
         }
     }
 
+    private static final ThreadPerConnServer.Response OK = new ThreadPerConnServer.Response(200, CONTENT_TYPE, BODY);
+
+    /** The thread-per-connection server's route: 200 for GET /hello, 405 for other methods there, else 404. */
+    static ThreadPerConnServer.Route route() {
+        return (method, path) -> {
+            boolean known = PATH.equals(path);
+            return known && "GET".equals(method) ? OK : ThreadPerConnServer.Response.empty(known ? 405 : 404);
+        };
+    }
+
     /** The JDK HttpServer handler; it never blocks beyond writing the response. */
     static HttpHandler handler() {
         return ex -> {

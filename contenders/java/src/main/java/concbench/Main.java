@@ -6,6 +6,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code java -jar concbench-java.jar <style> <workload> --k=v ... --warmup=W --iterations=N}, or for a
@@ -31,7 +32,9 @@ public final class Main {
     static final Map<String, String> STYLES = Map.of(
             "platform", "concbench.PlatformStyle",
             "virtual", "concbench.VirtualStyle",
+            "virtual-httpserver", "concbench.VirtualStyle$JdkHttpServer",
             "structured", "concbench.StructuredStyle",
+            "structured-httpserver", "concbench.StructuredStyle$JdkHttpServer",
             "completable", "concbench.CompletableStyle",
             "completable-async", "concbench.CompletableStyle$Async",
             "reactor", "concbench.ReactorStyle",
@@ -90,7 +93,7 @@ public final class Main {
         }
     }
 
-    /** Collections and their accumulated time (ms) over every collector (G1: young, concurrent, old). */
+    /** Collections and their accumulated time (ms) over every collector (G1: young, concurrent, old; Serial: Copy, MarkSweepCompact). */
     private static long[] gcCountAndMillis() {
         long count = 0, millis = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -98,6 +101,17 @@ public final class Main {
             millis += Math.max(0, gc.getCollectionTime());
         }
         return new long[] {count, millis};
+    }
+
+    /**
+     * The collectors' MXBean names, e.g. "G1 Young Generation, G1 Concurrent GC, G1 Old Generation" or
+     * "Copy, MarkSweepCompact" (SerialGC): ergonomics pick G1 only when the JVM sees at least 2 CPUs and
+     * 1792 MiB, so a process pinned to one CPU runs SerialGC. Reported per iteration (jvm_gc) and in the
+     * servers' ready line (gc).
+     */
+    static String collectorNames() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", "));
     }
 
     /** Accumulated JIT compilation time (ms), -1 where the JVM does not monitor it. */
@@ -109,6 +123,7 @@ public final class Main {
     private static void runBatch(Style style, String styleName, String workload, Work.Iteration iteration,
                                  int warmup, int iterations) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        String collectors = collectorNames();
         Json out = new Json();
         try (PinnedEvents pins = PinnedEvents.ENABLED ? new PinnedEvents() : null) {
             for (int i = 0; i < warmup + iterations; i++) {
@@ -133,6 +148,7 @@ public final class Main {
                 r.put("jvm_threads", threads);
                 r.put("jvm_nondaemon_threads", threads - daemon);
                 r.put("jvm_peak_threads", peak);
+                r.put("jvm_gc", collectors);
                 r.put("jvm_gc_count", gc1[0] - gc0[0]);
                 r.put("jvm_gc_ms", gc1[1] - gc0[1]);
                 r.put("jvm_jit_ms", jit1 - jit0);

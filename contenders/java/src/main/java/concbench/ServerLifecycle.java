@@ -1,11 +1,8 @@
 package concbench;
 
 import java.io.IOException;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.stream.Collectors;
 import sun.misc.Signal;
 
 /**
@@ -58,8 +55,7 @@ final class ServerLifecycle {
         int port = server.start();
         Map<String, Object> runtime = new LinkedHashMap<>();
         runtime.put("cpus", Runtime.getRuntime().availableProcessors());
-        runtime.put("gc", ManagementFactory.getGarbageCollectorMXBeans().stream()
-                .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", ")));
+        runtime.put("gc", Main.collectorNames());
         runtime.put("jdk", Runtime.version().toString());
         runtime.put("max_heap_mib", Runtime.getRuntime().maxMemory() >> 20);
         runtime.putAll(server.runtime());

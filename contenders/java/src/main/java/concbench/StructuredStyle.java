@@ -13,7 +13,29 @@ import java.util.concurrent.StructuredTaskScope;
  * threads from a virtual-thread-per-task executor, as in seed 000's runner; skynet: a scope per parent
  * task forking its children. Needs --enable-preview.
  */
-public final class StructuredStyle implements Style {
+public class StructuredStyle implements Style {
+    /** java-structured-httpserver: the style "structured-httpserver"; http-aggregate on the JDK HttpServer. */
+    public static final class JdkHttpServer extends StructuredStyle {
+        @Override
+        public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+            if (!workload.equals("http-aggregate")) throw new Params.BadInput("unknown workload " + workload);
+            var c = HttpAggregate.Config.of(p); // pool-size validated, ignored
+            Downstream d = Downstream.of(c);
+            return new JdkHttp(c.bind(), c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpAggregate.blocking(c, d, SCOPED),
+                    ServerLifecycle.keys(d.runtime(), "pool", null,
+                            "executor", "Executors.newVirtualThreadPerTaskExecutor(); StructuredTaskScope.open() per request"));
+        }
+    }
+
+    /** detail and extra forked in a StructuredTaskScope.open() (a virtual thread each) and joined. */
+    static final HttpAggregate.Fork SCOPED = (a, b) -> {
+        try (var scope = StructuredTaskScope.open()) {
+            scope.fork(a);
+            scope.fork(b);
+            scope.join(); // throws FailedException when a subtask failed (the other one is cancelled)
+        }
+    };
+
     private ExecutorService executor;
 
     @Override public Set<String> workloads() { return Set.of("fanout", "skynet", "http-aggregate"); }
@@ -74,24 +96,18 @@ public final class StructuredStyle implements Style {
     }
 
     /**
-     * http-aggregate: the JDK HttpServer with a virtual thread per exchange; base on that thread, then a
-     * StructuredTaskScope.open() per request forks detail and extra (a virtual thread each) and join()s.
+     * http-aggregate: one virtual thread per connection (java-virtual's {@link ThreadPerConnServer});
+     * base on that thread, then a StructuredTaskScope.open() per request forks detail and extra (a
+     * virtual thread each) and join()s.
      */
     @Override
     public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
         if (!workload.equals("http-aggregate")) throw new Params.BadInput("unknown workload " + workload);
         var c = HttpAggregate.Config.of(p); // pool-size validated, ignored
         Downstream d = Downstream.of(c);
-        HttpAggregate.Fork scoped = (a, b) -> {
-            try (var scope = StructuredTaskScope.open()) {
-                scope.fork(a);
-                scope.fork(b);
-                scope.join(); // throws FailedException when a subtask failed (the other one is cancelled)
-            }
-        };
-        return new JdkHttp(c.bind(), c.port(), Executors.newVirtualThreadPerTaskExecutor(), HttpAggregate.blocking(c, d, scoped),
-                ServerLifecycle.keys(d.runtime(), "pool", null,
-                        "executor", "Executors.newVirtualThreadPerTaskExecutor(); StructuredTaskScope.open() per request"));
+        return new ThreadPerConnServer(c.bind(), c.port(), Thread.ofVirtual(), HttpAggregate.perConnection(c, d, SCOPED),
+                ServerLifecycle.keys(d.runtime(), "executor",
+                        VirtualStyle.CONN_THREADS + "; StructuredTaskScope.open() per request"));
     }
 
     @Override

@@ -17,29 +17,52 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * java-thread-per-conn (seed 004's "10w Thread" row): a deliberately plain blocking design, no framework.
- * A blocking java.net.ServerSocket on the --bind address; one acceptor thread starts a new platform thread per
- * accepted connection; that thread runs a minimal HTTP/1.1 keep-alive loop (request line, headers,
- * Content-Length bodies skipped) until the client closes or asks for Connection: close.
+ * A thread per connection, no framework: java-thread-per-conn (seed 004's "10w Thread" row, platform
+ * threads) and java-virtual / java-structured (virtual threads): the same code, only the
+ * {@link Thread.Builder} of the connection threads differs. A blocking java.net.ServerSocket on the
+ * --bind address; one platform acceptor thread starts a new connection thread per accepted
+ * connection; that thread runs a minimal HTTP/1.1 keep-alive loop (request line, headers,
+ * Content-Length bodies skipped) until the client closes or asks for Connection: close, and runs the
+ * {@link Route} of each request on itself (a blocking route blocks only its own connection).
  *
- * <p>Only GET /hello exists (200); other paths get 404, other methods on /hello 405. Every response
- * carries Date (cached per second), Content-Type and Content-Length and goes out in one write;
- * TCP_NODELAY is set as the JDK HttpServer contenders do. Requests with Transfer-Encoding (chunked
- * bodies) get 501 and the connection is closed. There is no idle timeout: a thread waits in read()
- * until its client sends or closes.
+ * <p>Every response carries Date (cached per second), Content-Type and Content-Length and goes out in
+ * one write; TCP_NODELAY is set as the JDK HttpServer contenders do. Requests with Transfer-Encoding
+ * (chunked bodies) get 501 and the connection is closed. There is no idle timeout: a thread waits in
+ * read() until its client sends or closes.
  */
 final class ThreadPerConnServer implements ServerLifecycle.Server {
     private static final int MAX_LINE = 8192; // request line or header line
     private static final int MAX_HEADERS = 100;
 
+    /** One response: status, Content-Type (null: none) and body. */
+    record Response(int status, String contentType, byte[] body) {
+        static Response empty(int status) { return new Response(status, null, JdkHttp.EMPTY); }
+    }
+
+    /** The application: a response for a method and a path (the target without its query); may block. */
+    interface Route {
+        Response answer(String method, String path);
+    }
+
     private final InetAddress bind;
     private final int port;
+    private final Thread.Builder connThreads;
+    private final Route route;
+    private final Map<String, Object> runtime;
     private volatile ServerSocket listener;
     private final AtomicBoolean warned = new AtomicBoolean();
 
-    ThreadPerConnServer(InetAddress bind, int port) {
+    /**
+     * {@code connThreads}: builds each connection's thread (Thread.ofPlatform() or Thread.ofVirtual());
+     * {@code runtime}: the ready line's description of the threads (and downstream).
+     */
+    ThreadPerConnServer(InetAddress bind, int port, Thread.Builder connThreads, Route route, Map<String, Object> runtime) {
         this.bind = bind;
         this.port = port;
+        this.connThreads = connThreads;
+        this.route = route;
+        this.runtime = ServerLifecycle.keys(runtime, "pool", null,
+                "server", "blocking java.net.ServerSocket, hand-written HTTP/1.1, a thread per connection");
     }
 
     @Override
@@ -62,14 +85,13 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
     }
 
     @Override
-    public Map<String, Object> runtime() {
-        return ServerLifecycle.keys(Map.of(), "pool", null,
-                "executor", "one new platform thread per connection (Thread.ofPlatform().start)",
-                "server", "blocking java.net.ServerSocket, hand-written HTTP/1.1");
-    }
+    public Map<String, Object> runtime() { return runtime; }
 
+    /**
+     * On a platform thread for every kind of connection thread: accept() blocks in the kernel, with no
+     * poller registration per accept (Helidon 4's listener is a platform thread too).
+     */
     private void acceptLoop(ServerSocket ss) {
-        Thread.Builder threads = Thread.ofPlatform().name("conn-", 0);
         while (!ss.isClosed()) {
             Socket s;
             try {
@@ -82,8 +104,8 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
             }
             try {
                 s.setTcpNoDelay(true);
-                threads.start(() -> serve(s));
-            } catch (IOException | OutOfMemoryError e) { // OOM: the OS refuses another thread
+                connThreads.start(() -> serve(s));
+            } catch (IOException | OutOfMemoryError e) { // OOM: the OS refuses another (platform) thread
                 warnOnce("closing a connection: " + e + " (see /proc/sys/kernel/pid_max, threads-max, ulimit -u)");
                 closeQuietly(s);
             }
@@ -97,7 +119,7 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
     }
 
     /** The keep-alive loop of one connection. */
-    private static void serve(Socket s) {
+    private void serve(Socket s) {
         try (s) {
             Reader in = new Reader(s.getInputStream());
             Writer out = new Writer(s.getOutputStream());
@@ -143,10 +165,9 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
                 in.skip(contentLength);
                 String target = parts[1];
                 int q = target.indexOf('?');
-                boolean known = (q < 0 ? target : target.substring(0, q)).equals(HttpHello.PATH);
+                Response r = route.answer(parts[0], q < 0 ? target : target.substring(0, q));
                 String connection = close ? "close" : http11 ? null : "keep-alive"; // HTTP/1.0 needs it said
-                if (known && parts[0].equals("GET")) out.send(200, HttpHello.CONTENT_TYPE, HttpHello.BODY, connection);
-                else out.send(known ? 405 : 404, null, JdkHttp.EMPTY, connection);
+                out.send(r.status(), r.contentType(), r.body(), connection);
                 if (close) return;
             }
         } catch (IOException e) {
@@ -262,6 +283,7 @@ final class ThreadPerConnServer implements ServerLifecycle.Server {
                 case 405 -> "Method Not Allowed";
                 case 431 -> "Request Header Fields Too Large";
                 case 501 -> "Not Implemented";
+                case 502 -> "Bad Gateway";
                 default -> "";
             };
         }

@@ -1,5 +1,6 @@
 package concbench;
 
+import java.util.Map;
 import java.util.Set;
 
 /** java-thread-per-conn: http-hello on {@link ThreadPerConnServer} (one platform thread per connection). */
@@ -15,6 +16,7 @@ public final class ThreadPerConnStyle implements Style {
     public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
         if (!workload.equals("http-hello")) throw new Params.BadInput("unknown workload " + workload);
         var c = HttpHello.Config.of(p); // pool-size validated, ignored: a thread per connection
-        return new ThreadPerConnServer(c.bind(), c.port());
+        return new ThreadPerConnServer(c.bind(), c.port(), Thread.ofPlatform().name("conn-", 0), HttpHello.route(),
+                Map.of("executor", "one new platform thread per connection (Thread.ofPlatform().start)"));
     }
 }

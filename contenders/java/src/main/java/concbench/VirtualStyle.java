@@ -10,7 +10,18 @@ import java.util.concurrent.Executors;
  * Thread.ofVirtual() directly, one virtual thread per task / producer / consumer, for spawn-idle, channel,
  * ring and skynet.
  */
-public final class VirtualStyle implements Style {
+public class VirtualStyle implements Style {
+    /**
+     * java-virtual-httpserver: the style chosen by name "virtual-httpserver" after the jar; the JDK
+     * HttpServer with a virtual thread per exchange for http-*, the batch workloads as java-virtual.
+     */
+    public static final class JdkHttpServer extends VirtualStyle {
+        @Override
+        public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+            return jdkHttpServer(workload, p);
+        }
+    }
+
     private ExecutorService executor;
 
     @Override public Set<String> workloads() {
@@ -43,11 +54,37 @@ public final class VirtualStyle implements Style {
     }
 
     /**
-     * The JDK HttpServer with a virtual thread per exchange; http-aggregate calls base on that thread,
-     * then submits detail and extra to the same virtual-thread-per-task executor and get()s both.
+     * One virtual thread per connection ({@link ThreadPerConnServer} with Thread.ofVirtual()): each request
+     * runs on its connection's virtual thread; http-aggregate calls base there, then submits detail and
+     * extra to a virtual-thread-per-task executor (two new virtual threads) and get()s both.
      */
     @Override
     public ServerLifecycle.Server server(String workload, Params p) throws Params.BadInput {
+        return switch (workload) {
+            case "http-hello" -> {
+                var c = HttpHello.Config.of(p); // pool-size validated, ignored
+                yield new ThreadPerConnServer(c.bind(), c.port(), Thread.ofVirtual(), HttpHello.route(),
+                        Map.of("executor", CONN_THREADS));
+            }
+            case "http-aggregate" -> {
+                var c = HttpAggregate.Config.of(p); // pool-size validated, ignored
+                Downstream d = Downstream.of(c);
+                var fork = HttpAggregate.submitTo(Executors.newVirtualThreadPerTaskExecutor());
+                yield new ThreadPerConnServer(c.bind(), c.port(), Thread.ofVirtual(), HttpAggregate.perConnection(c, d, fork),
+                        ServerLifecycle.keys(d.runtime(), "executor",
+                                CONN_THREADS + "; detail and extra on Executors.newVirtualThreadPerTaskExecutor()"));
+            }
+            default -> throw new Params.BadInput("unknown workload " + workload);
+        };
+    }
+
+    static final String CONN_THREADS = "one new virtual thread per connection (Thread.ofVirtual().start)";
+
+    /**
+     * The JDK HttpServer with a virtual thread per exchange; http-aggregate calls base on that thread,
+     * then submits detail and extra to the same virtual-thread-per-task executor and get()s both.
+     */
+    static ServerLifecycle.Server jdkHttpServer(String workload, Params p) throws Params.BadInput {
         return switch (workload) {
             case "http-hello" -> {
                 var c = HttpHello.Config.of(p); // pool-size validated, ignored
