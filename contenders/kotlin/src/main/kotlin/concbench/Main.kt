@@ -41,7 +41,7 @@ val PINNED: Properties by lazy {
 private fun versions(): String =
     "kotlin ${PINNED.getProperty("kotlin", "?")} (stdlib at run time: ${KotlinVersion.CURRENT}), " +
         "kotlinx-coroutines ${PINNED.getProperty("coroutines", "?")}, " +
-        "ktor ${PINNED.getProperty("ktor", "?")} (CIO engine), " +
+        "ktor ${PINNED.getProperty("ktor", "?")} (Netty engine + Java client; CIO engine + CIO client with -D$ENGINE_PROPERTY=cio), " +
         "java ${System.getProperty("java.vm.version")} (${System.getProperty("java.vm.name")})"
 
 private fun usageError(e: BadInput): Nothing {

@@ -1,14 +1,12 @@
 package concbench
 
 import io.ktor.client.HttpClient
-import io.ktor.client.engine.cio.endpoint
 import io.ktor.client.request.get
 import io.ktor.client.statement.bodyAsText
 import io.ktor.http.ContentType
 import io.ktor.http.HttpStatusCode
 import io.ktor.server.application.Application
 import io.ktor.server.engine.EmbeddedServer
-import io.ktor.server.engine.embeddedServer
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondBytes
 import io.ktor.server.response.respondText
@@ -27,26 +25,15 @@ import sun.misc.Signal
 import java.lang.management.ManagementFactory
 import java.util.concurrent.CountDownLatch
 import kotlin.system.exitProcess
-import io.ktor.client.engine.cio.CIO as ClientCIO
-import io.ktor.server.cio.CIO as ServerCIO
 
 // ---------------------------------------------------------------------------------------------
-// http-* workloads: Ktor 3 on its CIO engine (embeddedServer(CIO, host = <bind>, port = P)),
+// http-* workloads: Ktor 3 on the engine of Engines.kt (Netty, or CIO for the -cio variant),
 // one routing route per workload and no other plugin (no CallLogging: nothing is logged per
 // request; no ContentNegotiation: see aggregateModule).
 
 /** Ktor grace period and hard timeout for stop() on SIGTERM (the harness kills after 5 s). */
 private const val STOP_GRACE_MS = 1000L
 private const val STOP_TIMEOUT_MS = 3000L
-
-/**
- * Downstream=http client pool: the CIO client's total and per-route connection limits (defaults
- * 1000 / 100). Every downstream call goes to one route (backend-host:backend-port), and an
- * aggregate request holds two calls at once (detail ∥ extra), so 4096 lets 2048 server
- * connections run without waiting for a pooled connection; the contract asks for ≥ 1024.
- */
-const val CLIENT_MAX_CONNECTIONS = 4096
-const val CLIENT_MAX_CONNECTIONS_PER_ROUTE = 4096
 
 /** A server workload, set up from its parameters; [module] installs its routes. */
 class ServerWorkload(
@@ -57,6 +44,7 @@ class ServerWorkload(
     val module: Application.() -> Unit,
     /** Extra keys for the ready line's runtime object. */
     val info: Map<String, Any?>,
+    val engine: KtorEngine,
     /** Closed after the server stopped (the downstream HTTP client). */
     val close: () -> Unit = {},
 )
@@ -64,9 +52,10 @@ class ServerWorkload(
 fun serverWorkload(name: String, p: Params): ServerWorkload {
     val port = p.int("port", 1, 65535)
     val bind = p.ipv4("bind")
-    p.int("pool-size", 0) // validated, then ignored: Ktor CIO runs calls as coroutines, not on a pool
+    p.int("pool-size", 0) // validated, then ignored: Ktor runs calls as coroutines, not on a pool
+    val engine = ktorEngine()
     return when (name) {
-        "http-hello" -> ServerWorkload(name, bind, port, { helloModule() }, emptyMap())
+        "http-hello" -> ServerWorkload(name, bind, port, { helloModule() }, emptyMap(), engine)
         "http-aggregate" -> {
             val baseMs = p.long("base-ms", 0)
             val detailMs = p.long("detail-ms", 0)
@@ -77,19 +66,16 @@ fun serverWorkload(name: String, p: Params): ServerWorkload {
             if (downstreamKind == "http" && backendPort == 0) {
                 throw BadInput("--downstream=http needs --backend-port in 1..65535")
             }
-            val client = if (downstreamKind == "http") downstreamClient() else null
+            val client = if (downstreamKind == "http") downstreamClient(engine) else null
             val downstream = if (client != null) HttpDownstream(client, backendHost, backendPort) else InprocDownstream
             val service = UserAggregateService(downstream, baseMs, detailMs, extraMs)
             ServerWorkload(
                 name, bind, port, { aggregateModule(service) },
                 linkedMapOf(
                     "downstream" to downstreamKind,
-                    "client_pool" to if (client == null) null else linkedMapOf(
-                        "engine" to "ktor-client-cio",
-                        "max_connections" to CLIENT_MAX_CONNECTIONS,
-                        "max_connections_per_route" to CLIENT_MAX_CONNECTIONS_PER_ROUTE,
-                    ),
+                    "client_pool" to if (client == null) null else clientPoolInfo(engine),
                 ),
+                engine,
                 close = { client?.close() },
             )
         }
@@ -103,14 +89,14 @@ fun serverWorkload(name: String, p: Params): ServerWorkload {
  * SIGTERM handling would run Ktor's shutdown hook and exit with 143.)
  */
 fun serve(w: ServerWorkload): Nothing {
-    val server = embeddedServer(ServerCIO, host = w.bind, port = w.port, module = w.module)
+    val server = createServer(w.engine, w.bind, w.port, w.module)
     Signal.handle(Signal("TERM")) {
         // stop() unregisters Ktor's JVM shutdown hook, so exitProcess does not stop it twice
         server.stop(STOP_GRACE_MS, STOP_TIMEOUT_MS)
         w.close()
         exitProcess(0)
     }
-    server.start(wait = false) // returns once the CIO engine's server socket is bound and accepting
+    server.start(wait = false) // returns once the engine's server socket is bound and accepting
     Output.line(readyLine(server, w))
     CountDownLatch(1).await() // main waits; the TERM handler ends the process
     exitProcess(1) // not reached
@@ -120,18 +106,14 @@ private fun readyLine(server: EmbeddedServer<*, *>, w: ServerWorkload): String {
     val port = runBlocking { server.engine.resolvedConnectors().single().port }
     val runtime = linkedMapOf<String, Any?>(
         "cpus" to Runtime.getRuntime().availableProcessors(),
-        "engine" to "ktor-cio",
         "ktor" to PINNED.getProperty("ktor", "?"),
         "kotlin" to PINNED.getProperty("kotlin", "?"),
         "coroutines" to PINNED.getProperty("coroutines", "?"),
         "java" to System.getProperty("java.vm.version"),
         "gc" to ManagementFactory.getGarbageCollectorMXBeans().joinToString(", ") { it.name },
-        // CIO accepts, reads and runs every call on Dispatchers.IO (elastic, at most this many threads)
-        "dispatcher" to "Dispatchers.IO",
-        "io_parallelism" to (System.getProperty("kotlinx.coroutines.io.parallelism")?.toIntOrNull()
-            ?: maxOf(64, Runtime.getRuntime().availableProcessors())),
-        "pool" to null,
     )
+    runtime.putAll(engineInfo(w.engine))
+    runtime["pool"] = null
     runtime.putAll(w.info)
     return Output.json(linkedMapOf("type" to "ready", "port" to port, "runtime" to runtime))
 }
@@ -164,17 +146,6 @@ object InprocDownstream : Downstream {
 }
 
 class DownstreamException(message: String) : Exception(message)
-
-/** The shared Ktor client for downstream=http: CIO engine, keep-alive HTTP/1.1, a raised pool. */
-fun downstreamClient(): HttpClient = HttpClient(ClientCIO) {
-    expectSuccess = false // the status is checked by HttpDownstream (non-200 -> 502)
-    engine {
-        maxConnectionsCount = CLIENT_MAX_CONNECTIONS
-        endpoint {
-            maxConnectionsPerRoute = CLIENT_MAX_CONNECTIONS_PER_ROUTE
-        }
-    }
-}
 
 /** downstream=http: GET http://<backend-host>:<backend-port>/delay/<ms>, whole body read, 200 required. */
 class HttpDownstream(private val client: HttpClient, backendHost: String, backendPort: Int) : Downstream {
