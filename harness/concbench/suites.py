@@ -50,9 +50,21 @@ def _entry_cells(entry: dict[str, Any], contenders: dict[str, manifest.Contender
     params = {k: str(v) for k, v in entry.get("params", {}).items()}
     scans = {k: ",".join(str(x) for x in v) if isinstance(v, list) else str(v)
              for k, v in entry.get("scan", {}).items()}
-    limits = Limits.parse(entry.get("cpus"), entry.get("memory"), f"{where}: cpus",
-                          f"{where}: memory")
-    return [replace(c, **counts, limits=limits) for c in cells_for(spec, chosen, params, scans)]
+    cells = cells_for(spec, chosen, params, scans)
+    return [replace(c, **counts, limits=limits) for limits in _entry_limits(entry, where)
+            for c in cells]
+
+
+def _entry_limits(entry: dict[str, Any], where: str) -> list[Limits]:
+    """A cell's cpus and memory, each a value or a list of values (one cell per value, as a
+    scan): cpus = [1, 0.5] runs the cell under each quota."""
+    def values(key: str) -> list[Any]:
+        given = entry.get(key)
+        if isinstance(given, list) and not given:
+            raise UserError(f"{where}: {key} = [] names no value; leave it out for no limit")
+        return given if isinstance(given, list) else [given]
+    return [Limits.parse(cpus, memory, f"{where}: cpus", f"{where}: memory")
+            for cpus in values("cpus") for memory in values("memory")]
 
 
 def _without(chosen: list[manifest.Contender], exclude: Any,
