@@ -7,7 +7,7 @@ import reactor.core.scheduler.Schedulers;
 import reactor.netty.ReactorNetty;
 import reactor.netty.resources.LoopResources;
 
-/** Reactor Netty's and Reactor's thread counts (defaults unless the system properties set them). */
+/** Reactor Netty's and Reactor's thread counts (event loops: see EventLoopSizing). */
 @Component
 public class NettyInfo implements ReadyInfo {
 
@@ -16,6 +16,7 @@ public class NettyInfo implements ReadyInfo {
         runtime.put("server", "netty");
         runtime.put("threads", Map.of(
                 "event_loops", LoopResources.DEFAULT_IO_WORKER_COUNT,
+                "event_loops_sizing", EventLoopSizing.choice(),
                 "parallel_scheduler", Schedulers.DEFAULT_POOL_SIZE,
                 "transport", LoopResources.hasNativeSupport()
                         && Boolean.parseBoolean(System.getProperty(ReactorNetty.NATIVE, "true"))

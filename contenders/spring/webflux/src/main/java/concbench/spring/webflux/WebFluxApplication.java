@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 public class WebFluxApplication {
 
     public static void main(String[] args) {
+        EventLoopSizing.apply(); // before any Reactor Netty class reads reactor.netty.ioWorkerCount
         Launcher.run(WebFluxApplication.class, List.of("webflux"),
                 Map.of("reactor-netty", Launcher.jarVersion(reactor.netty.http.server.HttpServer.class),
                         "netty", Launcher.jarVersion(io.netty.channel.Channel.class),
