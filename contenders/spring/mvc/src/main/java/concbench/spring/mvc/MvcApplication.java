@@ -9,7 +9,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 
 /**
  * Spring MVC on embedded Tomcat. The design is a Spring profile (application-<design>.properties):
- * sequential, virtual, async-small, async-tuned, async-large (the async-* ones are in the profile
+ * sequential, sequential-stock, virtual, async-small, async-tuned, async-large (the async-* ones are in the profile
  * group "async").
  */
 @SpringBootApplication
@@ -18,7 +18,7 @@ public class MvcApplication {
 
     public static void main(String[] args) {
         Launcher.run(MvcApplication.class,
-                List.of("sequential", "virtual", "async-small", "async-tuned", "async-large"),
+                List.of("sequential", "sequential-stock", "virtual", "async-small", "async-tuned", "async-large"),
                 Map.of("tomcat", org.apache.catalina.util.ServerInfo::getServerNumber,
                         "httpclient5", Launcher.jarVersion(org.apache.hc.client5.http.impl.classic.HttpClients.class)),
                 args);

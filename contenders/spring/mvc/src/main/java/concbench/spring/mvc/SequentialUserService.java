@@ -7,9 +7,12 @@ import concbench.spring.UserExtraInfo;
 import org.springframework.context.annotation.Profile;
 import org.springframework.stereotype.Service;
 
-/** Seed 003's first version: base, detail, extra one after another on the Tomcat thread. */
+/**
+ * Seed 003's first version: base, detail, extra one after another on the Tomcat thread (designs
+ * sequential, on Tomcat sized for its CPUs, and sequential-stock, on Boot's Tomcat defaults).
+ */
 @Service
-@Profile("sequential")
+@Profile({"sequential", "sequential-stock"})
 @ConditionalOnAggregate
 public class SequentialUserService implements UserService {
     private final Downstream downstream;
