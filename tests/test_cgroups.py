@@ -75,9 +75,9 @@ def _alive(pid: int) -> bool:
 @needs_cgroups
 def test_a_cpu_burner_under_a_quota_is_throttled_and_the_throttling_recorded(fake_bench):
     """fake-burn spins 0.3 s of CPU per iteration; under 0.2 CPUs (20 ms per 100 ms period)
-    nearly every period it runs in ends throttled."""
+    nearly every period it runs in ends throttled, in every iteration."""
     res = fake_bench("run", "ring", "--contender", "fake-burn", *BURN, "--runs", "1",
-                     "--iterations", "2", "--cpus", "0.2")
+                     "--iterations", "3", "--cpus", "0.2")
     assert res.code == 0, res.stderr
     (cell,) = fake_bench.last()["cells"]
     assert cell["status"] == "ok", cell["reason"]
@@ -85,15 +85,23 @@ def test_a_cpu_burner_under_a_quota_is_throttled_and_the_throttling_recorded(fak
     (record,) = _run_cgroups(cell)
     assert record["quota_us"] == 20_000 and record["period_us"] == 100_000
     cpu = record["cpu"]
-    assert cpu["periods"] >= 10  # 0.6 s of CPU at 20 ms per period: 30 periods or more
+    assert cpu["periods"] >= 10  # 0.9 s of CPU at 20 ms per period: 45 periods or more
     assert cpu["throttled_periods"] >= cpu["periods"] // 2, cpu
     assert cpu["throttled_s"] > 0
-    run = cell["runs"][0]
-    units = 1000 * len(run["iterations"])
-    assert cell["stats"]["cgroup_throttled_ns_per_unit"]["median"] == pytest.approx(
-        cpu["throttled_s"] * 1e9 / units)
-    assert cell["stats"]["cgroup_throttled_percent"]["median"] == pytest.approx(
-        100 * cpu["throttled_periods"] / cpu["periods"])
+    # the counters at each iteration's line: each iteration's own throttling
+    at = record["cpu_at_iterations"]
+    assert len(at) == 3
+    per_iteration = [at[i]["throttled_s"] - at[i - 1]["throttled_s"] for i in (1, 2)]
+    periods = [at[i]["periods"] - at[i - 1]["periods"] for i in (1, 2)]
+    assert all(t > 0 for t in per_iteration) and all(p >= 10 for p in periods)
+    stats = cell["stats"]
+    assert stats["cgroup_throttled_ms"]["n"] == 2
+    assert stats["cgroup_throttled_ms"]["median"] == pytest.approx(
+        sorted(per_iteration)[0] * 500 + sorted(per_iteration)[1] * 500)
+    assert stats["cgroup_throttled_ns_per_unit"]["median"] == pytest.approx(
+        stats["cgroup_throttled_ms"]["median"] * 1e6 / 1000)
+    assert stats["cgroup_throttled_percent"]["median"] >= 50
+    assert stats["cgroup_throttled_s"]["median"] == cpu["throttled_s"]
     assert _gone(record)
     assert fake_bench.last()["plan"]["cells"][0]["limits"] == {"cpus": 0.2,
                                                                 "memory_bytes": None}

@@ -186,6 +186,8 @@ class Supervised:
         if message.get("type") == "iteration":
             now = self.sampler.snapshot()  # the tree's CPU when the line arrives
             message[CPU_AT_LINE] = now.cpu_s if now else None
+            if self.cgroup is not None:  # and its cgroup's throttling
+                self.cgroup.mark_iteration()
         if message.get("type") == "mark":
             now = self.sampler.snapshot()  # RSS and threads at the moment the mark arrives
             self.marks[str(message.get("name"))] = {

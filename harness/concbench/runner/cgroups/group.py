@@ -149,6 +149,8 @@ class Cgroup:
         self._procs_files = [str(f / "cgroup.procs").encode() for _, f in self.folders]
         self._cpu_at_window: CpuCounters | None = None
         self.window_cpu: CpuCounters | None = None
+        self.at_iterations: list[CpuCounters | None] = []
+        """The cpu counters when each iteration line arrived (runner.process)."""
         self._record: CgroupRecord | None = None
         _LIVE[id(self)] = self
 
@@ -172,6 +174,9 @@ class Cgroup:
         found = self._cpu_folder()
         return cpu_counters(found[1], found[0].version) if found else None
 
+    def mark_iteration(self) -> None:
+        self.at_iterations.append(self.cpu_now())
+
     def begin_window(self) -> None:
         self._cpu_at_window = self.cpu_now()
 
@@ -192,7 +197,7 @@ class Cgroup:
             quota_us=self.limits.quota_us, memory_limit_bytes=self.limits.memory,
             cpu=cpu_counters(cpu[1], cpu[0].version) if cpu else None,
             memory=memory_counters(memory[1], memory[0].version) if memory else None,
-            window_cpu=self.window_cpu)
+            window_cpu=self.window_cpu, at_iterations=tuple(self.at_iterations))
 
     def release(self) -> CgroupRecord:
         """Read the counters, then empty and remove the cgroup (idempotent)."""

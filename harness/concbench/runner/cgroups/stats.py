@@ -123,6 +123,9 @@ class CgroupRecord:
     """Server runs: the cpu counters over the measured load window alone."""
     problem: str | None = None
     """Why the cgroup could not be removed after the run (None: it was)."""
+    at_iterations: tuple[CpuCounters | None, ...] = ()
+    """Batch runs: the cpu counters as each iteration line arrived, so an iteration's own
+    throttling is the difference of two (start-up and warm-up apart)."""
 
     @property
     def oom_killed(self) -> bool:
@@ -135,4 +138,7 @@ class CgroupRecord:
                 "cpu": self.cpu.to_dict() if self.cpu else None,
                 "memory": self.memory.to_dict() if self.memory else None,
                 **({"window_cpu": self.window_cpu.to_dict()} if self.window_cpu else {}),
-                **({"problem": self.problem} if self.problem else {})}
+                **({"problem": self.problem} if self.problem else {}),
+                **({"cpu_at_iterations": [c.to_dict() if c else None
+                                          for c in self.at_iterations]}
+                   if self.at_iterations else {})}
