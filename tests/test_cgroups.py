@@ -318,6 +318,23 @@ def test_a_suite_limit_that_cannot_be_read_names_its_cell(tmp_path):
         suites.load("bad", tmp_path, fake, {})
 
 
+def test_a_suite_cell_with_a_list_of_limits_is_one_cell_per_value(tmp_path):
+    from concbench import manifest, suites
+
+    fake = manifest.discover(Path(__file__).resolve().parent)
+    (tmp_path / "many.toml").write_text(
+        '[[cells]]\nworkload = "ring"\ncontenders = ["fake-good", "fake-burn"]\n'
+        'cpus = [1, 0.5]\nmemory = ["128M", "1G"]\n')
+    plan = suites.load("many", tmp_path, fake, {})
+    assert sorted((c.contender.name, c.limits.cpus, c.limits.memory) for c in plan.cells) == [
+        (name, cpus, memory) for name in ("fake-burn", "fake-good") for cpus in (0.5, 1.0)
+        for memory in (128 << 20, 1 << 30)]
+    (tmp_path / "none.toml").write_text(
+        '[[cells]]\nworkload = "ring"\ncontenders = ["fake-good"]\ncpus = []\n')
+    with pytest.raises(UserError, match=r"cpus = \[\] names no value"):
+        suites.load("none", tmp_path, fake, {})
+
+
 def test_the_containers_suite_loads_with_distinct_cells():
     from concbench import manifest, paths, suites
 
