@@ -32,15 +32,16 @@ const TASK_FORMS = {
   },
 };
 
-// taskForm reads the task's shape from the environment (the manifest's variant
-// sets it); unset means timer.
-function taskForm() {
+// taskFormName reads the task's shape from the environment (the manifest's
+// variant sets it); unset means timer. The result's informational key
+// task_form repeats it.
+function taskFormName() {
   const name = env.CONCBENCH_SPAWN_IDLE_TASK ?? "timer";
   if (!Object.hasOwn(TASK_FORMS, name)) {
     const known = Object.keys(TASK_FORMS).join(", ");
     throw new UsageError(`CONCBENCH_SPAWN_IDLE_TASK=${name}: unknown task form (known: ${known})`);
   }
-  return TASK_FORMS[name];
+  return name;
 }
 
 export const spawnIdle = {
@@ -48,7 +49,8 @@ export const spawnIdle = {
   setup(p) {
     const tasks = p.int("tasks");
     const holdMs = p.millis("hold-ms");
-    const form = taskForm();
+    const formName = taskFormName();
+    const form = TASK_FORMS[formName];
     return async (index) => {
       let allStarted; // called by the task that brings `started` to N
       const allStartedP = new Promise((resolve) => (allStarted = resolve));
@@ -69,7 +71,7 @@ export const spawnIdle = {
       let completed = 0;
       for (const one of await Promise.all(running)) completed += one;
       const elapsedNs = now() - start;
-      return { elapsedNs, result: { tasks: completed } };
+      return { elapsedNs, result: { tasks: completed, task_form: formName } };
     };
   },
 };
