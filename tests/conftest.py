@@ -36,7 +36,7 @@ TIER_OF_FIXTURE = {
     "cli": "fast",
     "fake_bench": "middle", "bench_factory": "middle", "processes": "middle",
     "chromium": "middle", "postgres_url": "middle", "full_disk": "middle", "wrk": "middle",
-    "real_bench": "slow", "verified": "slow", "netns": "slow",
+    "real_bench": "slow", "verified": "slow", "netns": "slow", "oha": "slow",
 }
 TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
 """Per test, set-up included: slow covers building every contender on a fresh machine."""
@@ -202,6 +202,18 @@ def wrk() -> str:
     if reason is not None:
         pytest.skip(f"wrk is needed: {reason}")
     return str(tools.path("wrk"))
+
+
+@pytest.fixture(scope="session")
+def oha() -> Path:
+    """The open-loop load generator, built with cargo into the repo's cache as the harness
+    builds it on first use (about 7 minutes on a fresh machine: a slow-tier fixture)."""
+    from concbench import tools
+
+    reason = tools.ensure("oha")
+    if reason is not None:
+        pytest.skip(f"oha is needed: {reason}")
+    return tools.path("oha")
 
 
 @pytest.fixture(scope="session")

@@ -29,11 +29,10 @@ def _cell(fake_bench, workload: str, contender: str, *more: str) -> dict:
     return cells[0]
 
 
-def _with_oha(fake_bench) -> None:
-    """The test's cache gets the repo's oha (built once by `concbench build`), not a new one."""
+def _with_oha(fake_bench, oha: Path) -> None:
+    """The test's cache gets the repo's oha (the `oha` fixture builds it once), not a new one."""
     built = REPO / ".concbench-cache" / "tools" / f"{OHA[0]}-{OHA[1]}"
-    if not (built / "bin" / "oha").exists():
-        pytest.skip("oha is not built in .concbench-cache (./concbench run … --param loadgen=oha)")
+    assert oha.is_relative_to(built), (oha, built)
     tools = Path(fake_bench.env["CONCBENCH_CACHE"]) / "tools"
     tools.mkdir(parents=True, exist_ok=True)
     os.symlink(built, tools / built.name)
@@ -91,8 +90,8 @@ def test_a_body_gone_wrong_by_the_end_of_the_load_is_invalid(fake_bench):
     assert "checked request after the load" in cell["reason"], cell["reason"]
 
 
-def test_statuses_other_than_200_are_errors_under_oha(fake_bench):
-    _with_oha(fake_bench)
+def test_statuses_other_than_200_are_errors_under_oha(fake_bench, oha):
+    _with_oha(fake_bench, oha)
     cell = _cell(fake_bench, "http-hello", "fake-server-created", "--param", "loadgen=oha")
     load = cell["runs"][0]["load"]
     assert load["errors"]["status"] > 0 and load["ok_requests"] <= 8, load
@@ -125,8 +124,8 @@ def test_skipping_the_waits_under_wrk_load_is_invalid(fake_bench):
     assert "below the latency floor" in cell["reason"], cell["reason"]
 
 
-def test_oha_runs_get_the_latency_floor_check_too(fake_bench):
-    _with_oha(fake_bench)
+def test_oha_runs_get_the_latency_floor_check_too(fake_bench, oha):
+    _with_oha(fake_bench, oha)
     cell = _cell(fake_bench, "http-aggregate", "fake-server-fastlater", *AGGREGATE,
                  "--param", "loadgen=oha", "--param", "rate=200")
     assert cell["status"] == "invalid"
