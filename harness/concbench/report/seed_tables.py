@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from concbench.report import units
-from concbench.report.views import SERVER_PREFIX, Metric, headline, params_label, varying
+from concbench.report.views import (SERVER_PREFIX, Metric, by_workload, headline, params_label,
+                                    varying)
 from concbench.report.views import metrics_for as views_metrics
 from concbench.resultset.model import CellResult
 from concbench.stats.scans import size_param
@@ -90,11 +91,8 @@ def _table(workload: str, cells: list[CellResult], metric: Metric, param: str | 
 
 
 def seed_tables(cells: list[CellResult]) -> list[SeedTable]:
-    by_workload: dict[str, list[CellResult]] = {}
-    for cell in cells:
-        by_workload.setdefault(cell.workload, []).append(cell)
     found = []
-    for workload, group in by_workload.items():
+    for workload, group in by_workload(cells).items():
         param = size_param(group)
         others = varying(group, skip=param)
         subsets: dict[str, list[CellResult]] = {}

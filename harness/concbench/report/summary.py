@@ -39,7 +39,7 @@ from typing import Any, Callable
 from concbench.compare import RatioTest, ratio_test
 from concbench.report import flags as flag_rules
 from concbench.report.flags import Flag
-from concbench.report.views import SERVER_PREFIX, headline, varying
+from concbench.report.views import SERVER_PREFIX, by_workload, headline, varying
 from concbench.resultset.model import CellResult
 from concbench.stats import ceiling_ratio
 from concbench.stats.scans import points, size_param
@@ -285,11 +285,8 @@ def summaries(cells: tuple[CellResult, ...] | list[CellResult],
               largest_only: bool = False) -> list[CaseSummary]:
     """Every workload's cases × metrics, in the order the workloads first appear. With
     largest_only, a scan is summed up at its largest size (the top of a report, the terminal)."""
-    by_workload: dict[str, list[CellResult]] = {}
-    for cell in cells:
-        by_workload.setdefault(cell.workload, []).append(cell)
     found = []
-    for workload, group in by_workload.items():
+    for workload, group in by_workload(cells).items():
         param = size_param(group)
         shown, note = varying(group), ""
         if largest_only and param is not None:

@@ -94,6 +94,14 @@ def headline(workload: str) -> Metric:
     return HEADLINE.get(workload, DEFAULT_HEADLINE)
 
 
+def by_workload(cells: tuple[CellResult, ...] | list[CellResult]) -> dict[str, list[CellResult]]:
+    """The cells of each workload, workloads in the order they first appear."""
+    found: dict[str, list[CellResult]] = {}
+    for cell in cells:
+        found.setdefault(cell.workload, []).append(cell)
+    return found
+
+
 def varying(cells: list[CellResult], skip: str | None = None) -> list[str]:
     keys: list[str] = []
     for cell in cells:
