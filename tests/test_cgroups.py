@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_state import alive
 
 from concbench.errors import UserError
 from concbench.runner import cgroups
@@ -60,14 +61,6 @@ def _ours(pid: int) -> list[Path]:
     for h in cgroups.machine_layout().hierarchies:
         found += [p for p in h.mount.rglob(f"{PREFIX}{pid}-*") if p.is_dir()]
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 # -- real cgroups ---------------------------------------------------------------------------
@@ -171,7 +164,7 @@ def test_the_cgroup_is_gone_after_a_timeout_and_a_crash(fake_bench, tmp_path):
         (record,) = _run_cgroups(cell)
         assert record is not None and _gone(record), record
     for pid in map(int, (tmp_path / "hang.pids").read_text().split()):
-        assert not _alive(pid)
+        assert not alive(pid)
 
 
 def _until_the_hang_runs(bench, tmp_path: Path) -> subprocess.Popen:
@@ -202,7 +195,7 @@ def test_each_runs_cgroup_is_gone_when_the_next_starts_and_after_an_interrupt(fa
         proc.send_signal(signal.SIGTERM)  # as Ctrl-C: the run is stopped, its cgroup removed
         assert proc.wait(timeout=30) == 130
     assert not _ours(proc.pid)
-    assert not any(_alive(int(p)) for p in (tmp_path / "hang.pids").read_text().split())
+    assert not any(alive(int(p)) for p in (tmp_path / "hang.pids").read_text().split())
 
 
 @needs_cgroups
@@ -221,9 +214,9 @@ def test_a_cgroup_left_by_a_killed_concbench_is_removed_at_the_next_start(fake_b
     assert "left by a killed concbench" in res.stderr
     assert not any(folder.exists() for folder in left)
     deadline = time.monotonic() + 5
-    while any(_alive(p) for p in hang) and time.monotonic() < deadline:
+    while any(alive(p) for p in hang) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(p) for p in hang)
+    assert not any(alive(p) for p in hang)
 
 
 @needs_cgroups

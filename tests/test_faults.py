@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from proc_state import alive
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
 
@@ -29,14 +30,6 @@ FAULTS = [  # contender, status, a fragment of the reason (None: no reason)
     ("fake-wrong", "invalid", "iteration 0"),
     ("fake-daemon", "ok", None),
 ]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _plan(fake_bench, piddir: Path) -> subprocess.CompletedProcess:
@@ -92,7 +85,7 @@ def test_no_process_of_any_fault_is_left(faulty_run):
     _, piddir, _ = faulty_run
     recorded = {f.name: [int(p) for p in f.read_text().split()] for f in piddir.iterdir()}
     assert {"closeout", "ignoreterm", "daemon", "hugeline"} <= set(recorded)
-    left = {mode: [p for p in pids if _alive(p)] for mode, pids in recorded.items()}
+    left = {mode: [p for p in pids if alive(p)] for mode, pids in recorded.items()}
     assert not any(left.values()), left
 
 

@@ -8,6 +8,7 @@ import os
 import time
 
 import pytest
+from proc_state import alive
 from pathlib import Path
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
@@ -78,14 +79,6 @@ def test_crash_keeps_stderr(fake_bench):
     assert "simulated failure" in cell["runs"][0]["stderr_tail"]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_hang_times_out_and_the_process_group_is_gone(fake_bench, tmp_path):
     pidfile = tmp_path / "pids"
     fake_bench.env["FAKE_PIDFILE"] = str(pidfile)
@@ -100,9 +93,9 @@ def test_hang_times_out_and_the_process_group_is_gone(fake_bench, tmp_path):
     assert "timeout" in res.stdout  # the table still shows the cell
     pids = [int(p) for p in pidfile.read_text().split()]
     deadline = time.monotonic() + 5
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(p) for p in pids), "a process of the hung contender survived"
+    assert not any(alive(p) for p in pids), "a process of the hung contender survived"
 
 
 def test_spawn_idle_mark_is_recorded_and_a_late_mark_is_invalid(fake_bench):
@@ -163,9 +156,9 @@ def _start_and_wait_for_hang(fake_bench, pidfile, stderr=None):
 
 def _gone(pids, within_s=5.0) -> bool:
     deadline = time.monotonic() + within_s
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not any(_alive(p) for p in pids)
+    return not any(alive(p) for p in pids)
 
 
 def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):

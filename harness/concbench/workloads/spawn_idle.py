@@ -15,9 +15,9 @@ from concbench.workloads.base import Param, Params, WorkloadSpec
 HOLD_SLACK, MARK_SLACK, SLACK_MS = 0.01, 0.10, 20.0
 """An iteration may end this much before mark + hold: 1 % of the hold for timer granularity
 (Node's timers can fire 1 ms early), and 10 % of the mark plus 20 ms for the time between the
-last task's increment and the spawner seeing it (a runnable spawner waits its turn for a CPU:
-on a loaded 2-CPU machine java-virtual's verify-size run, which takes no shortcut, once fell
-outside a 3 ms allowance). The fake that shares one timer still ends ~25 ms short at its size."""
+last task's increment and the spawner seeing it: a spawner made runnable by that increment
+waits its turn for a CPU, which on a loaded machine takes milliseconds. A timer shared by every
+task, armed at the start, ends a whole mark's time early and is still caught."""
 
 
 def mark_problems(p: Params, marks: dict[str, dict], elapsed_ns: int | None = None) -> list[str]:
