@@ -185,3 +185,15 @@ def test_kernel_counters_are_read_by_name_and_only_unexplained_moves_warn(tmp_pa
     assert "ListenOverflows 1" in text and "RetransSegs 1" in text and "OutRsts" not in text
     (net / "snmp").write_text("Ip: Forwarding\nIp: 1\n")  # no Tcp section: nothing recorded
     assert kernel_counters.read(tmp_path) is None
+
+
+def test_after_the_load_more_downstream_calls_pass_and_fewer_do_not():
+    """The checked request after a load may share the backend's count with the last calls of
+    a load request the server was still finishing: more is not a problem there, fewer is."""
+    from concbench.runner.server_verify import downstream_problems
+
+    assert downstream_problems(3, 100, 3, 100, exact=True) == []
+    assert downstream_problems(5, 180, 3, 100, exact=False) == []
+    assert len(downstream_problems(5, 180, 3, 100, exact=True)) == 2
+    assert "expected at least 3" in downstream_problems(2, 100, 3, 100, exact=False)[0]
+    assert "expected at least 100" in downstream_problems(3, 60, 3, 100, exact=False)[0]

@@ -54,15 +54,25 @@ def check_request(target: tuple[str, int], spec: ServerSpec, params: Params, bou
     if floor is not None and resp.elapsed_s * 1000 < floor - FLOOR_TOLERANCE_MS:
         problems.append(f"answered in {resp.elapsed_s * 1000:.1f} ms, below the latency "
                         f"floor of {floor:g} ms: a downstream wait was skipped")
-    calls, delay_ms = spec.downstream_calls, spec.downstream_ms(params)
-    at_least = "" if exact_calls else "at least "
-    if used and (used.requests < calls or (exact_calls and used.requests != calls)):
-        problems.append(f"made {used.requests} downstream calls to the latency backend, "
-                        f"expected {at_least}{calls}")
-    if used and (used.delay_ms < delay_ms or (exact_calls and used.delay_ms != delay_ms)):
-        problems.append(f"asked the latency backend for {used.delay_ms} ms of delay in all, "
-                        f"expected {at_least}{delay_ms} (base + detail + extra)")
+    if used:
+        problems += downstream_problems(used.requests, used.delay_ms, spec.downstream_calls,
+                                        spec.downstream_ms(params), exact_calls)
     return CheckedRequest(record, tuple(problems), resp)
+
+
+def downstream_problems(calls: int, delay_ms: int, want_calls: int, want_delay_ms: int,
+                        exact: bool) -> list[str]:
+    """What one checked request asked of the latency backend against what the workload asks:
+    exactly, or (exact False: the count may hold a load request's last calls) at least."""
+    at_least = "" if exact else "at least "
+    found = []
+    if calls < want_calls or (exact and calls != want_calls):
+        found.append(f"made {calls} downstream calls to the latency backend, expected "
+                     f"{at_least}{want_calls}")
+    if delay_ms < want_delay_ms or (exact and delay_ms != want_delay_ms):
+        found.append(f"asked the latency backend for {delay_ms} ms of delay in all, expected "
+                     f"{at_least}{want_delay_ms} (base + detail + extra)")
+    return found
 
 
 def wait_backend_quiet(backend: LatencyBackend, quiet_s: float, limit_s: float) -> bool:
