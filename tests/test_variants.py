@@ -111,3 +111,33 @@ def test_the_environment_of_a_variant_reaches_the_runtime(real_bench):
     assert cell["status"] == "ok", cell["reason"]
     assert cell["runs"][0]["iterations"][-1]["result"]["tokio_workers"] == 1
     assert cell["metadata"]["env"] == {"CONCBENCH_TOKIO_FLAVOR": "current_thread"}
+
+
+def test_a_server_names_its_http_stack_and_a_variant_inherits_it(tmp_path):
+    server = """
+[toolchain]
+name = "t"
+
+[contenders.srv]
+run = ["x"]
+workloads = ["http-hello"]
+server_stack = "minimal"
+
+[contenders.srv-v]
+variant_of = "srv"
+run = ["x", "-v"]
+workloads = ["http-hello"]
+
+[contenders.srv-batch]
+variant_of = "srv"
+run = ["x"]
+workloads = ["fanout"]
+"""
+    path = _write(tmp_path, server)
+    found = {c.name: c for c in manifest.load_manifest(path)}
+    assert found["srv"].server_stack == "minimal" and found["srv-v"].server_stack == "minimal"
+    assert found["srv-batch"].server_stack is None, "a batch-only variant serves nothing"
+    for bad in ('', 'server_stack = "fast"\n'):
+        path.write_text(server.replace('server_stack = "minimal"\n', bad))
+        with pytest.raises(UserError, match="server_stack must be one of 'standard', 'minimal'"):
+            manifest.load_manifest(path)

@@ -54,6 +54,10 @@ class Contender:
 
     budgets: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
     """Batch workloads: the style's thread budget beyond `pooled` (workloads/budget.py)."""
+    server_stack: str | None = None
+    """Servers: "standard" (the ecosystem's own HTTP stack: a full parser and header map, as
+    users deploy it) or "minimal" (a hand-written loop that parses only what the workloads
+    send); tables and the report name it beside the contender. A variant inherits its base's."""
 
     def is_pooled(self, workload: str) -> bool:
         return workload in self.pooled
@@ -161,6 +165,7 @@ def load_manifest(path: Path) -> list[Contender]:
             variant_of=base.name if base else None,
             env=_env(entry.get("env", {}), f"{where}.env"),
             budgets=budget.check_table(entry.get("budget", {}), f"{where}.budget"),
+            server_stack=_server_stack(entry, base, f"{where}.server_stack"),
         )
     return list(contenders.values())
 
@@ -184,6 +189,19 @@ def _reasons(raw: Any, where: str) -> dict[str, str]:
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
         raise UserError(f"{where} must be a table of workload = \"why not\"")
     return {str(k): v for k, v in raw.items()}
+
+
+SERVER_STACKS = ("standard", "minimal")
+
+
+def _server_stack(entry: dict[str, Any], base: Contender | None, where: str) -> str | None:
+    if not any(str(w).startswith("http-") for w in entry.get("workloads", [])):
+        return None
+    raw = entry.get("server_stack", base.server_stack if base else None)
+    if raw not in SERVER_STACKS:
+        raise UserError(f"{where} must be one of {', '.join(map(repr, SERVER_STACKS))} for a "
+                        f"contender that serves http-* workloads, not {raw!r}")
+    return str(raw)
 
 
 def _ready(raw: Any, where: str) -> str:
