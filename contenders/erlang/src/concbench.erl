@@ -5,17 +5,21 @@
 %% serves HTTP until SIGTERM. As docs/contract.md specifies:
 %%
 %%   run-erlang <workload> --<param>=<value> ... --warmup=<W> --iterations=<N>
-%%   run-erlang http-<name> --port=<P> --bind=<ADDR> --<param>=<value> ...
+%%   run-erlang [--server=gen_tcp|inets] http-<name> --port=<P> --bind=<ADDR> --<param>=<value> ...
 %%
+%% --server picks the HTTP stack of the server workloads (the manifest's run of
+%% each contender gives it): gen_tcp, the hand-written loop (concbench_http,
+%% the default), or inets, OTP's httpd (concbench_httpd).
 %% run-erlang execs `erl ... -s concbench main -extra <args>`; main/0 reads the
 %% arguments after -extra. Exit 2 on bad input, 1 on any other failure.
 -module(concbench).
 -export([main/0]).
--export([int/3, port/1, ipv4/2, bad/2, now_ns/0, mark/3, emit/1, json/1]).
+-export([int/3, port/1, ipv4/2, bad/2, now_ns/0, mark/3, emit/1, json/1, vm_info/0]).
 
 %% Each workload module exports params/0 (every parameter it takes, all
 %% required) and either setup/1 (batch: returns a fun(Index) -> {ElapsedNs,
-%% Result}) or serve/1 (server: never returns).
+%% Result}) or serve/2 (server, given the stack's module: never returns).
+-define(SERVERS, [{"gen_tcp", concbench_http}, {"inets", concbench_httpd}]).
 -define(WORKLOADS, [{"fanout", concbench_fanout, batch},
                     {"sleep-tasks", concbench_sleep_tasks, batch},
                     {"spawn-idle", concbench_spawn_idle, batch},
@@ -60,11 +64,24 @@ die(Code, Msg) ->
 %% warmup and iterations for batch workloads) are given, each once, as
 %% --name=value. It returns the job to run.
 parse_args([]) ->
-    {error, "usage: run-erlang <workload> --<param>=<value> ... [--warmup=<W> --iterations=<N>]"};
-parse_args([Name | Args]) ->
+    {error, "usage: run-erlang [--server=gen_tcp|inets] <workload> --<param>=<value> ... "
+            "[--warmup=<W> --iterations=<N>]"};
+parse_args(["--server=" ++ Name | Args]) ->
+    case lists:keyfind(Name, 1, ?SERVERS) of
+        false -> {error, io_lib:format("--server=~s: want gen_tcp or inets", [Name])};
+        {_, Server} -> parse_args(Args, Server, explicit)
+    end;
+parse_args(Args) ->
+    parse_args(Args, concbench_http, default).
+
+parse_args([], _Server, _) ->
+    parse_args([]);
+parse_args([Name | Args], Server, Given) ->
     case lists:keyfind(Name, 1, ?WORKLOADS) of
         false ->
             {error, io_lib:format("unknown workload ~p", [Name])};
+        {_, _, batch} when Given =:= explicit ->
+            {error, io_lib:format("--server is for the http-* workloads, not ~s", [Name])};
         {_, Mod, Kind} ->
             Names = case Kind of
                         batch -> Mod:params() ++ ["warmup", "iterations"];
@@ -72,16 +89,16 @@ parse_args([Name | Args]) ->
                     end,
             try
                 P = collect(Name, Names, Args, #{}),
-                {ok, job(Kind, Mod, P)}
+                {ok, job(Kind, Mod, P, Server)}
             catch
                 throw:{bad_input, Msg} -> {error, Msg}
             end
     end.
 
-job(server, Mod, P) ->
-    Serve = Mod:serve(P),
+job(server, Mod, P, Server) ->
+    Serve = Mod:serve(P, Server),
     fun() -> Serve() end;
-job(batch, Mod, P) ->
+job(batch, Mod, P, _Server) ->
     Warmup = int(P, "warmup", 0),
     Iterations = int(P, "iterations", 0),
     Run = Mod:setup(P),
@@ -142,6 +159,15 @@ ipv4(P, Name) ->
         {ok, Ip} -> Ip;
         {error, einval} -> bad("--~s=~s: not an IPv4 address", [Name, S])
     end.
+
+%% vm_info: what the servers' ready line says about the VM (runtime.cpus is the
+%% schedulers online, which follow the affinity mask).
+vm_info() ->
+    [{cpus, erlang:system_info(schedulers_online)},
+     {otp, list_to_binary(erlang:system_info(otp_release))},
+     {erts, list_to_binary(erlang:system_info(version))},
+     {emu_flavor, atom_to_binary(erlang:system_info(emu_flavor))},
+     {process_limit, erlang:system_info(process_limit)}].
 
 now_ns() ->
     erlang:monotonic_time(nanosecond).

@@ -18,7 +18,7 @@
 %% 120 s (the default). Past 4096 busy connections httpc opens one-shot
 %% connections (Connection: close), so the connection count is not capped.
 -module(concbench_aggregate).
--export([params/0, serve/1]).
+-export([params/0, serve/2]).
 
 -define(MAX_SESSIONS, 4096).
 
@@ -26,7 +26,9 @@ params() ->
     ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port",
      "pool-size"].
 
-serve(P) ->
+%% serve: Server is the stack's module, concbench_http (gen_tcp) or
+%% concbench_httpd (inets httpd); both take the same handler.
+serve(P, Server) ->
     Port = concbench:port(P),
     Ip = concbench:ipv4(P, "bind"),
     [Base, Detail, Extra] = [concbench:int(P, N, 0) || N <- ["base-ms", "detail-ms", "extra-ms"]],
@@ -52,7 +54,7 @@ serve(P) ->
             Other ->
                 concbench:bad("--downstream=~s: want inproc or http", [Other])
         end,
-    NotFound = concbench_http:not_found(),
+    NotFound = concbench_reply:not_found(),
     Handler = fun(<<"/user/", Id/binary>>) ->
                       case user_id(Id) of
                           error -> NotFound;
@@ -60,7 +62,7 @@ serve(P) ->
                       end;
                  (_) -> NotFound
               end,
-    Serve = concbench_http:serve(Ip, Port, Handler, Info),
+    Serve = Server:serve(Ip, Port, Handler, Info),
     fun() ->
             element(1, element(1, Calls)) =:= http andalso start_client(),
             Serve()
@@ -99,12 +101,9 @@ handle(Id, {Base, Detail, Extra}) ->
               end,
     case Outcome of
         {ok, ok} ->
-            Body = user_json(Id),
-            {<<"HTTP/1.1 200 OK\r\n">>,
-             [<<"Content-Type: application/json\r\nContent-Length: ">>,
-              integer_to_binary(byte_size(Body)), <<"\r\n">>], Body};
+            {200, <<"application/json">>, user_json(Id)};
         _ ->
-            {<<"HTTP/1.1 502 Bad Gateway\r\n">>, <<"Content-Length: 0\r\n">>, <<>>}
+            concbench_reply:error(502)
     end.
 
 call({sleep, Ms}) ->

@@ -15,7 +15,7 @@
 %% public ETS table with read_concurrency, as cowboy_clock does); one
 %% gen_tcp:send/2 of an iolist per response.
 -module(concbench_http).
--export([serve/4, not_found/0]).
+-export([serve/4]).
 
 -define(ACCEPTORS, 10).          % ranch's default num_acceptors
 -define(IDLE_TIMEOUT, 60000).    % close a connection idle this long (cowboy's idle_timeout)
@@ -26,9 +26,8 @@
 
 %% serve returns the job: bind Ip:Port only, start the acceptors, print
 %% the ready line, then wait (this process owns the listen socket and the date
-%% table). Handler(Method, Path) returns {StatusLine, Headers, Body} where
-%% Headers holds Content-Type and Content-Length lines. SIGTERM: halt with exit
-%% 0 (concbench_sigterm).
+%% table). Handler(Path) of a GET returns {Code, ContentType, Body}
+%% (concbench_reply). SIGTERM: halt with exit 0 (concbench_sigterm).
 serve(Ip, Port, Handler, Info) ->
     fun() ->
             concbench_sigterm:install(),
@@ -40,21 +39,12 @@ serve(Ip, Port, Handler, Info) ->
             ets:insert(?DATE_TABLE, {date, date_line()}),
             spawn_link(fun() -> clock(?DATE_TABLE) end),
             [spawn(fun() -> acceptor(Listen, Handler) end) || _ <- lists:seq(1, ?ACCEPTORS)],
-            Runtime = [{cpus, erlang:system_info(schedulers_online)},
-                       {otp, list_to_binary(erlang:system_info(otp_release))},
-                       {erts, list_to_binary(erlang:system_info(version))},
-                       {emu_flavor, atom_to_binary(erlang:system_info(emu_flavor))},
-                       {process_limit, erlang:system_info(process_limit)},
-                       {server, <<"gen_tcp, one process per connection">>},
-                       {acceptors, ?ACCEPTORS} | Info],
+            Runtime = concbench:vm_info() ++
+                [{server, <<"gen_tcp, one process per connection">>},
+                 {acceptors, ?ACCEPTORS} | Info],
             concbench:emit([{type, <<"ready">>}, {port, Bound}, {runtime, Runtime}]),
             receive after infinity -> ok end
     end.
-
-%% not_found is the response to an unknown path.
-not_found() ->
-    {<<"HTTP/1.1 404 Not Found\r\n">>,
-     <<"Content-Type: text/plain\r\nContent-Length: 10\r\n">>, <<"not found\n">>}.
 
 clock(Table) ->
     receive after 1000 -> ok end,
@@ -88,7 +78,7 @@ request(Socket, Handler, Buf) ->
         {ok, {http_request, Method, Uri, Vsn}, Rest} ->
             headers(Socket, Handler, Rest, #req{method = Method, uri = Uri, vsn = Vsn});
         {more, _} when byte_size(Buf) > ?MAX_HEAD ->
-            fail(Socket, <<"431 Request Header Fields Too Large">>);
+            fail(Socket, 431);
         {more, _} ->
             case gen_tcp:recv(Socket, 0, ?IDLE_TIMEOUT) of
                 {ok, Data} when Buf =:= <<>> -> request(Socket, Handler, Data);
@@ -96,7 +86,7 @@ request(Socket, Handler, Buf) ->
                 {error, _} -> gen_tcp:close(Socket)
             end;
         _ ->
-            fail(Socket, <<"400 Bad Request">>)
+            fail(Socket, 400)
     end.
 
 headers(Socket, Handler, Buf, Req) ->
@@ -106,7 +96,7 @@ headers(Socket, Handler, Buf, Req) ->
         {ok, {http_header, _, 'Content-Length', _, Value}, Rest} ->
             case string:to_integer(Value) of
                 {N, <<>>} when N >= 0 -> headers(Socket, Handler, Rest, Req#req{length = N});
-                _ -> fail(Socket, <<"400 Bad Request">>)
+                _ -> fail(Socket, 400)
             end;
         {ok, {http_header, _, 'Transfer-Encoding', _, _}, Rest} ->
             headers(Socket, Handler, Rest, Req#req{chunked = true});
@@ -115,20 +105,20 @@ headers(Socket, Handler, Buf, Req) ->
         {ok, http_eoh, Rest} ->
             body(Socket, Handler, Rest, Req);
         {more, _} when byte_size(Buf) > ?MAX_HEAD ->
-            fail(Socket, <<"431 Request Header Fields Too Large">>);
+            fail(Socket, 431);
         {more, _} ->
             case gen_tcp:recv(Socket, 0, ?IDLE_TIMEOUT) of
                 {ok, Data} -> headers(Socket, Handler, <<Buf/binary, Data/binary>>, Req);
                 {error, _} -> gen_tcp:close(Socket)
             end;
         _ ->
-            fail(Socket, <<"400 Bad Request">>)
+            fail(Socket, 400)
     end.
 
 %% body skips a Content-Length body (the routes take none); chunked bodies are
 %% not supported: 501 and close.
 body(Socket, _Handler, _Buf, #req{chunked = true}) ->
-    fail(Socket, <<"501 Not Implemented">>);
+    fail(Socket, 501);
 body(Socket, Handler, Buf, #req{length = N} = Req) when byte_size(Buf) >= N ->
     <<_:N/binary, Rest/binary>> = Buf,
     respond(Socket, Handler, Rest, Req);
@@ -140,20 +130,24 @@ body(Socket, Handler, Buf, #req{length = N} = Req) ->
 
 respond(Socket, Handler, Rest, #req{method = Method, uri = Uri, vsn = Vsn, connection = C}) ->
     Keep = keep_alive(Vsn, C),
-    {Status, Headers, Body} =
+    {Code, Type, Body} =
         case {Method, Uri} of
             {'GET', {abs_path, Path}} -> Handler(Path);
-            {_, {abs_path, _}} -> {<<"HTTP/1.1 405 Method Not Allowed\r\n">>,
-                                   <<"Allow: GET\r\nContent-Length: 0\r\n">>, <<>>};
-            _ -> {<<"HTTP/1.1 400 Bad Request\r\n">>, <<"Content-Length: 0\r\n">>, <<>>}
+            {'GET', {absoluteURI, _Scheme, _Host, _Port, Path}} -> Handler(Path);
+            {'GET', _} -> concbench_reply:error(400);   % '*' or a URI decode_packet leaves unparsed
+            _ -> concbench_reply:error(405)
         end,
+    Allow = case Code of
+                405 -> <<"Allow: GET\r\n">>;
+                _ -> <<>>
+            end,
     Connection = case {Keep, Vsn} of
                      {false, _} -> <<"Connection: close\r\n">>;
                      {true, {1, 0}} -> <<"Connection: keep-alive\r\n">>;
                      {true, _} -> <<>>
                  end,
     Date = ets:lookup_element(?DATE_TABLE, date, 2),
-    case gen_tcp:send(Socket, [Status, Headers, Date, Connection, <<"\r\n">>, Body]) of
+    case gen_tcp:send(Socket, [head(Code, Type, Body), Allow, Date, Connection, <<"\r\n">>, Body]) of
         ok when Keep -> request(Socket, Handler, Rest);
         _ -> gen_tcp:close(Socket)
     end.
@@ -165,8 +159,16 @@ keep_alive({1, 1}, C) -> binary:match(C, <<"close">>) =:= nomatch;
 keep_alive({1, 0}, C) -> binary:match(C, <<"keep-alive">>) =/= nomatch;
 keep_alive(_, _) -> false.
 
-fail(Socket, Status) ->
-    _ = gen_tcp:send(Socket, [<<"HTTP/1.1 ">>, Status, <<"\r\nContent-Length: 0\r\n">>,
-                              ets:lookup_element(?DATE_TABLE, date, 2),
-                              <<"Connection: close\r\n\r\n">>]),
+%% fail answers a request that cannot be served (malformed, too large, chunked)
+%% and closes the connection.
+fail(Socket, Code) ->
+    {Code, Type, Body} = concbench_reply:error(Code),
+    _ = gen_tcp:send(Socket, [head(Code, Type, Body), ets:lookup_element(?DATE_TABLE, date, 2),
+                              <<"Connection: close\r\n\r\n">>, Body]),
     gen_tcp:close(Socket).
+
+%% head: the status line, Content-Type and Content-Length of a reply.
+head(Code, Type, Body) ->
+    [<<"HTTP/1.1 ">>, integer_to_binary(Code), $\s, concbench_reply:reason(Code),
+     <<"\r\nContent-Type: ">>, Type, <<"\r\nContent-Length: ">>,
+     integer_to_binary(byte_size(Body)), <<"\r\n">>].

@@ -1,0 +1,34 @@
+%% The answers both servers give (gen_tcp's concbench_http, inets httpd's
+%% concbench_httpd): a handler returns {Code, ContentType, Body} and each server
+%% writes it in its own way, so the two stacks answer with the same bodies.
+%%
+%% Error answers follow docs/contract.md: a path that is not a route, and
+%% /user/{id} whose id is not a decimal integer >= 1, are unknown paths: 404.
+%% Every error answer, on both workloads and both stacks, is text/plain with its
+%% reason phrase in lower case and a newline as body ("not found\n").
+-module(concbench_reply).
+-export([error/1, not_found/0, reason/1]).
+-compile({no_auto_import, [error/1]}).
+
+-type code() :: 200 | 400 | 404 | 405 | 431 | 501 | 502.
+-type reply() :: {code(), binary(), binary()}.
+-export_type([reply/0]).
+
+-spec not_found() -> reply().
+not_found() ->
+    error(404).
+
+%% error: the answer for an error status.
+-spec error(code()) -> reply().
+error(Code) ->
+    {Code, <<"text/plain">>, <<(string:lowercase(reason(Code)))/binary, "\n">>}.
+
+%% reason: the reason phrase of the status codes these servers send.
+-spec reason(code()) -> binary().
+reason(200) -> <<"OK">>;
+reason(400) -> <<"Bad Request">>;
+reason(404) -> <<"Not Found">>;
+reason(405) -> <<"Method Not Allowed">>;
+reason(431) -> <<"Request Header Fields Too Large">>;
+reason(501) -> <<"Not Implemented">>;
+reason(502) -> <<"Bad Gateway">>.
