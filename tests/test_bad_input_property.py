@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from concbench import manifest, workloads
 from concbench.errors import UserError
 from concbench.plan import cells_for, parse_assignments, parse_size
-from concbench.runner import placement
+from concbench.server import placement
 
 FAKES = manifest.discover(Path(__file__).resolve().parent)
 TEXT = st.one_of(st.text(max_size=24),

@@ -175,6 +175,7 @@ FAKE_NGINX = """
 style = "a fake server named as the ceiling (tests/test_ceiling_ratio.py)"
 run = ["{python}", "server.py", "good"]
 workloads = ["http-hello"]
+server_stack = "standard"
 """
 
 

@@ -1,5 +1,5 @@
 """Runs under a CPU quota and a memory limit (--cpus, --memory): each contender in a cgroup
-the harness makes and removes (concbench.runner.cgroups, docs/containers.md).
+the harness makes and removes (concbench.proc.cgroups, docs/containers.md).
 
 On this kind of machine (root, cgroup v1 or v2 with the cpu and memory controllers) the
 tests run the fake contenders in real cgroups; the v2 file formats are checked on a folder
@@ -19,11 +19,11 @@ import pytest
 from proc_state import alive
 
 from concbench.errors import UserError
-from concbench.runner import cgroups
-from concbench.runner.cgroups import layout as layout_mod
-from concbench.runner.cgroups.group import PREFIX, Cgroup, procs
-from concbench.runner.cgroups.limits import Limits
-from concbench.runner.cgroups.stats import cpu_counters, memory_counters
+from concbench.proc import cgroups
+from concbench.proc.cgroups import layout as layout_mod
+from concbench.proc.cgroups.group import PREFIX, Cgroup, procs
+from concbench.proc.cgroups.limits import Limits
+from concbench.proc.cgroups.stats import cpu_counters, memory_counters
 
 SLEEPS = ["--param", "tasks=10", "--param", "sleep-ms=10", "--param", "pool-size=10"]
 BURN = ["--param", "rings=1", "--param", "size=2", "--param", "passes=1000"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from concbench.runner.executor import execute
+from concbench.batch.executor import execute
 
 pytestmark = pytest.mark.usefixtures("processes")  # real processes, none left behind
 
@@ -44,7 +44,7 @@ def test_peak_rss_matches_usr_bin_time(mib: int):
 
 
 def _use_sampler(monkeypatch, kind: str) -> None:
-    from concbench.runner import process
+    from concbench.proc import process
 
     if kind == "python":
         monkeypatch.setattr(process, "binary", lambda: None)
@@ -111,7 +111,7 @@ STUBBORN = ("import signal, sys, time\n"
 def test_a_timeout_sends_sigterm_then_sigkill_after_the_grace(tmp_path):
     """A run past its timeout gets SIGTERM first, and SIGKILL only KILL_GRACE_S (5 s) later:
     the contender, which ignores SIGTERM, is seen alive for most of the grace after it."""
-    from concbench.runner.executor import KILL_GRACE_S
+    from concbench.batch.executor import KILL_GRACE_S
 
     log = tmp_path / "log"
     out = execute([sys.executable, "-c", STUBBORN, str(log)], tmp_path, dict(os.environ),
@@ -127,7 +127,7 @@ def test_a_timeout_sends_sigterm_then_sigkill_after_the_grace(tmp_path):
 
 def test_python_sampler_fallback_measures_too(monkeypatch):
     """Without a C compiler the Python sampler takes over, with the same results."""
-    from concbench.runner import process
+    from concbench.proc import process
 
     monkeypatch.setattr(process, "binary", lambda: None)
     argv = [sys.executable, "-c", ALLOCATE.format(mib=40)]

@@ -27,8 +27,8 @@ def test_each_iteration_carries_the_cpu_it_spent(fake_bench):
 
 
 def test_an_iterations_cpu_is_the_difference_of_two_readings():
-    from concbench.runner.contract_check import parse_iterations
-    from concbench.runner.process import CPU_AT_LINE
+    from concbench.batch.contract_check import parse_iterations
+    from concbench.proc.process import CPU_AT_LINE
 
     lines = [{"type": "iteration", "index": i, "warmup": False, "elapsed_ns": 1, "result": {},
               CPU_AT_LINE: at} for i, at in enumerate((0.5, 0.75, None, 2.0))]

@@ -1,5 +1,5 @@
 """A JVM server is steady only when its JIT has compiled nothing for two warm-up windows, read
-from HotSpot's own counters (runner.jvm_counters, what `jstat -compiler` reads); a warm-up
+from HotSpot's own counters (server.jvm_counters, what `jstat -compiler` reads); a warm-up
 that hits its cap is unsettled, and a JVM still compiling in a measured window that no steady
 warm-up vouched for is "not steady": both flagged in every view and left out of rankings.
 
@@ -19,19 +19,19 @@ import time
 from pathlib import Path
 
 import pytest
+from sample_doc import _server_run
 
 from concbench import warnings, workloads
 from concbench.report import flags, summary, summary_text
 from concbench.report.table import tables
-from concbench.runner import jvm_counters
-from concbench.runner.jvm_counters import CountersError, JitDelta, JitReading
-from concbench.runner.loadgen import LoadResult
-from concbench.runner.warmup import (WarmupPolicy, WarmupWindow, is_steady, jit_quiet, warm_up,
+from concbench.server import jvm_counters
+from concbench.server.jvm_counters import CountersError, JitDelta, JitReading
+from concbench.server.loadgen import LoadResult
+from concbench.server.warmup import (WarmupPolicy, WarmupWindow, is_steady, jit_quiet, warm_up,
                                      window_jit_warning)
 from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate
 from concbench.workloads.budget import UNBOUNDED
-from sample_doc import _server_run
 
 RECORDED = Path(__file__).parent / "recorded" / "hsperfdata"
 

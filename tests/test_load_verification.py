@@ -156,7 +156,7 @@ def test_listen_queue_overflows_are_recorded_and_warned_about(fake_bench):
 
 
 def test_kernel_counters_are_read_by_name_and_only_unexplained_moves_warn(tmp_path):
-    from concbench.runner import kernel_counters
+    from concbench.server import kernel_counters
 
     net = tmp_path / "proc" / "net"
     net.mkdir(parents=True)
@@ -190,7 +190,7 @@ def test_kernel_counters_are_read_by_name_and_only_unexplained_moves_warn(tmp_pa
 def test_after_the_load_more_downstream_calls_pass_and_fewer_do_not():
     """The checked request after a load may share the backend's count with the last calls of
     a load request the server was still finishing: more is not a problem there, fewer is."""
-    from concbench.runner.server_verify import downstream_problems
+    from concbench.server.verify import downstream_problems
 
     assert downstream_problems(3, 100, 3, 100, exact=True) == []
     assert downstream_problems(5, 180, 3, 100, exact=False) == []

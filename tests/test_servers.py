@@ -71,7 +71,7 @@ def test_a_server_listening_on_every_interface_is_invalid_before_any_load(fake_b
 
 
 def test_listen_addresses_are_read_from_proc_net(tmp_path):
-    from concbench.runner.listen_check import bind_problem, listening
+    from concbench.server.listen_check import bind_problem, listening
 
     header = "  sl  local_address rem_address   st tx_queue rx_queue\n"
     (tmp_path / "tcp").write_text(header +

@@ -7,16 +7,16 @@ import math
 import statistics
 
 import pytest
+from quick_doc import quick_document
 from scipy import stats as scipy_stats
 
 from concbench import warnings, workloads
 from concbench.report import flags, summary
 from concbench.resultset.model import CellResult, Iteration, RunResult
-from concbench.runner.load_checks import runtime_cpus_warning
+from concbench.server.load_checks import runtime_cpus_warning
 from concbench.stats.cell import aggregate
 from concbench.stats.summary import summarize as summary_of
 from concbench.workloads.budget import UNBOUNDED
-from quick_doc import quick_document
 
 SLEEP = workloads.get("sleep-tasks")
 PARAMS = SLEEP.resolve({"tasks": 1000, "sleep-ms": 100})

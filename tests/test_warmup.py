@@ -1,4 +1,4 @@
-"""The warm-up rule (runner.warmup): fixed, or windows until the rate stops climbing and the
+"""The warm-up rule (server.warmup): fixed, or windows until the rate stops climbing and the
 JIT compiler threads are quiet, capped, each window recorded."""
 
 from __future__ import annotations
@@ -8,9 +8,10 @@ import subprocess
 
 import pytest
 
-from concbench.runner.loadgen import LoadResult
-from concbench.runner.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
+from concbench.server.loadgen import LoadResult
+from concbench.server.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
                                      jit_cpu_s, local_probe, warm_up)
+
 
 def _window(rate: float, jit: float | None = None, cpu: float = 1.0) -> WarmupWindow:
     return WarmupWindow(duration_s=5, requests_per_s=rate, p99_ms=1.0, errors_total=0,

@@ -10,13 +10,15 @@ from typing import Any
 
 import click
 
-from concbench import manifest, outputs, paths, session, suites, ui, workloads
+from concbench import inventory, manifest, outputs, paths, session, suites, ui
+from concbench import verify as verify_mod
+from concbench import workloads
 from concbench.errors import UserError, unknown
 from concbench.plan import (Plan, Settings, cells_for, parse_assignments, parse_size,
                             plan_from_dict, with_limits)
+from concbench.proc import cgroups
 from concbench.resultset import io
-from concbench import inventory, verify as verify_mod
-from concbench.runner import cgroups, placement
+from concbench.server import placement
 
 
 def _contenders() -> dict[str, manifest.Contender]:

@@ -9,6 +9,10 @@ class UserError(Exception):
     """Bad input: an unknown name, a value out of range, a missing file."""
 
 
+class HostError(Exception):
+    """A remote host cannot be used; the message says why and what to do."""
+
+
 def unknown(kind: str, name: str, choices: Iterable[str]) -> UserError:
     """An error naming the valid choices, e.g. unknown contender 'gopher'."""
     listed = ", ".join(sorted(choices)) or "(none)"

@@ -10,7 +10,7 @@ from typing import Any
 
 from concbench.errors import UserError
 from concbench.manifest import Contender
-from concbench.runner.cgroups.limits import Limits
+from concbench.proc.cgroups.limits import Limits
 from concbench.workloads import WorkloadSpec
 from concbench.workloads.server import limit_problem
 

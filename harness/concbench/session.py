@@ -14,7 +14,7 @@ from concbench.plan import Plan
 from concbench.resultset.model import ResultsDocument
 from concbench.resultset.recorder import Recorder, claim_run_folder
 from concbench.resultset.store import Store
-from concbench.runner.scheduler import run_plan, toolchain_record
+from concbench.scheduler import run_plan, toolchain_record
 
 
 def _new_document(plan: Plan, run_id: str, check: system_check.SystemCheck) -> ResultsDocument:

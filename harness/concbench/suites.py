@@ -10,7 +10,7 @@ from typing import Any
 from concbench import manifest, workloads
 from concbench.errors import UserError, unknown
 from concbench.plan import CellPlan, Plan, Settings, cells_for, parse_size, with_limits
-from concbench.runner.cgroups.limits import Limits
+from concbench.proc.cgroups.limits import Limits
 
 
 def available(folder: Path) -> dict[str, Path]:

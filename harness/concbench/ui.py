@@ -12,12 +12,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from concbench.plan import CellPlan
-from concbench.report import units
-from concbench.report import scaling_table, summary, summary_terminal
+from concbench.report import scaling_table, summary, summary_terminal, units
 from concbench.report.cell_names import CellNames
 from concbench.report.table import OPTIONAL, tables
-from concbench.stats.scans import scan_fits
 from concbench.resultset.model import CellResult, ResultsDocument, RunResult
+from concbench.stats.scans import scan_fits
 from concbench.warnings import document_warnings
 
 # Wide when not a terminal (CI logs, pipes), so tables stay one line a row.
@@ -35,7 +34,7 @@ def set_wide(wide: bool) -> None:
 
 
 class ProgressView:
-    """Observer of a running plan (see runner.scheduler.Observer). A cell is named by what
+    """Observer of a running plan (see scheduler.Observer). A cell is named by what
     varies in the plan (concbench.report.cell_names), not by every parameter."""
 
     def __init__(self, total_runs: int, cells: Sequence[CellPlan]):

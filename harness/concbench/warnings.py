@@ -71,7 +71,7 @@ def latency_near_window(p99_ms: float, duration_s: float) -> str:
 
 def warmup_unsettled(cap_s: float, rates: list[float], jit_work: list[int] | None,
                      jit_share: float | None) -> str:
-    """A steady warm-up that reached its cap (runner.warmup). jit_work: per window, the
+    """A steady warm-up that reached its cap (server.warmup). jit_work: per window, the
     compilations finished or given up and methods thrown away (the JVM's counters)."""
     shown = ", ".join(f"{r:,.0f}" for r in rates)
     if jit_work is not None:
@@ -88,7 +88,7 @@ def warmup_unsettled(cap_s: float, rates: list[float], jit_work: list[int] | Non
 def jit_in_window(compiled: int, failed: int, invalidated: int, compile_s: float,
                   warmed: str) -> str:
     """A JVM whose JIT still worked during the measured window, after a warm-up that did not
-    judge it steady (runner.warmup.window_jit_warning)."""
+    judge it steady (server.warmup.window_jit_warning)."""
     extra = (f", {failed} given up" if failed else "") + \
         (f", {invalidated} compiled methods thrown away" if invalidated else "")
     return (f"not steady: the JIT finished {compiled} compilations during the measured window "

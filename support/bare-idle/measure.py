@@ -5,7 +5,7 @@ build/ (gitignored), runs each runtime at two task counts, RUNS times each, and 
 of medians and the slope between the two counts, in bytes per task, for three readings:
 
   mark     RSS of the process the moment its `spawned` line arrives: read exactly as the
-           harness reads a mark (concbench.runner.sampler.TreeSampler.snapshot on a probe
+           harness reads a mark (concbench.proc.sampler.TreeSampler.snapshot on a probe
            that is never started: one pread of /proc/<pid>/stat, rss field, root process)
   settled  RSS once the process has gone idle after the mark (its CPU time has not grown for
            IDLE_WINDOW_S): every task has taken its first step and sits in its sleep
@@ -42,7 +42,7 @@ ROOT = HERE.parents[1]
 BUILD = HERE / "build"  # ignored by the repository's .gitignore (build/)
 sys.path.insert(0, str(ROOT / "harness"))
 
-from concbench.runner.sampler import TreeSampler, own_hwm  # noqa: E402  the harness's own code
+from concbench.proc.sampler import TreeSampler, own_hwm  # noqa: E402  the harness's own code
 
 PY = ROOT / "contenders" / "python" / ".venv" / "bin" / "python"
 JVM_LOG_FLAGS = ["-Xlog:disable", "-Xlog:all=warning:stderr:uptime,level,tags"]

@@ -3,7 +3,7 @@
 One server process, started by hand and pinned as concbench pins it, is loaded alternately by
   A: concbench's measured-load path: the harness's wrk invocation (Lua summary script, its
      parser), with the native sampler on the server and the window measures (CPU, context
-     switches, fd polling) running, exactly as runner.server_run does during the window;
+     switches, fd polling) running, exactly as server.run does during the window;
   B: plain `taskset -c CLIENT wrk -tT -cC -dD --latency URL`, its text output parsed.
 Pairs alternate AB / BA so a drift of the server (GC, JIT, caches) falls on both arms. One
 process for all pairs removes the process-to-process spread (71k-109k for the same Go binary
@@ -27,10 +27,10 @@ from pathlib import Path
 
 from scipy import stats as scipy_stats
 
-from concbench.runner import native_sampler
-from concbench.runner.loadgen import LoadSpec
-from concbench.runner.loadgen.wrk import Wrk
-from concbench.runner.server_window import Window
+from concbench.proc import native_sampler
+from concbench.server.loadgen import LoadSpec
+from concbench.server.loadgen.wrk import Wrk
+from concbench.server.window import Window
 
 UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
 
@@ -67,7 +67,7 @@ def plain_wrk(url: str, cpus: str, threads: int, conns: int, seconds: int) -> tu
 
 
 def concbench_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tuple[float, float, float]:
-    """The measured window as runner.server_run runs it: sampler, window, generator.
+    """The measured window as server.run runs it: sampler, window, generator.
     Also the sampler's own CPU seconds over the window: what observing costs."""
     started = time.perf_counter()
     sampler = native_sampler.make_sampler(native_sampler.binary(), pid, started, None)

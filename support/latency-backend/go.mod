@@ -1,3 +1,3 @@
 module concbench/support/latency-backend
 
-go 1.22
+go 1.26

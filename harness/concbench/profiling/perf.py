@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from concbench import tools
+from concbench.proc.deathsig import dies_with_us
 from concbench.profiling.base import ProfileError, summary
-from concbench.runner.loadgen.base import dies_with_us
 
 FREQUENCY_HZ = 499
 """Samples per second per CPU: odd, so it does not beat with 10 ms timers; ~0.5% overhead."""

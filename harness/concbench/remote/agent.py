@@ -28,11 +28,11 @@ from typing import Any
 
 from concbench import machine, manifest, paths
 from concbench.build import Builder
-from concbench.runner import backend
-from concbench.runner.loadgen.base import pinned, run_measured, LoadError
-from concbench.runner.measure import contender_env, contender_head
-from concbench.runner.process import ProcessOutcome
-from concbench.runner.server_process import LocalServer
+from concbench.proc.launch import contender_env, contender_head
+from concbench.proc.process import ProcessOutcome
+from concbench.server import backend
+from concbench.server.loadgen.base import LoadError, pinned, run_measured
+from concbench.server.process import LocalServer
 
 _out_lock = threading.Lock()
 TOOLS = ("taskset", "setpriv", "wrk", "iperf3", "cc", "rsync")

@@ -13,7 +13,7 @@ from typing import Any
 from concbench import paths
 from concbench.remote.remote_host import RemoteHost
 from concbench.remote.ssh import HostError, classify
-from concbench.runner.loadgen.base import Finished, LoadError
+from concbench.server.loadgen.base import Finished, LoadError
 
 
 def agent_popen(remote: RemoteHost | None, command: str, arg: Any) -> subprocess.Popen:
@@ -103,7 +103,7 @@ class Background:
 
 
 class RemoteRunner:
-    """Load generators on a remote client host (runner.loadgen.base.CommandRunner)."""
+    """Load generators on a remote client host (server.loadgen.base.CommandRunner)."""
 
     def __init__(self, remote: RemoteHost):
         self.remote = remote

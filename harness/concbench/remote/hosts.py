@@ -129,7 +129,7 @@ def _from_entry(name: str, e: dict[str, Any], where: str) -> Host:
     except (TypeError, ValueError):
         raise UserError(f"{where}: [hosts.{name}] port and serve_port are numbers") from None
     if e.get("cpus") is not None:  # checked here, before anything runs (exit 2)
-        from concbench.runner.placement import cpu_list
+        from concbench.server.placement import cpu_list
         cpu_list(e["cpus"], f"{where}: [hosts.{name}] cpus")
     reach = e.get("reach")
     if reach is not None and not re.fullmatch(r"[^:\s]+:\d{1,5}", str(reach)):

@@ -11,7 +11,7 @@ from typing import Any
 
 from concbench.remote.agent_session import Background, call
 from concbench.remote.ssh import HostError
-from concbench.runner.sites import Site
+from concbench.server.sites import Site
 
 ROUND_TRIPS = 50
 IPERF_SECONDS = 2

@@ -1,5 +1,5 @@
 """A server (or latency backend) on a remote host, driven through the agent's `serve`: the
-same surface as runner.server_process.LocalServer, so the server runner does not care where
+same surface as server.process.LocalServer, so the server runner does not care where
 its server runs.
 
 The agent starts the process there under the native sampler, relays its JSON lines, and
@@ -17,12 +17,12 @@ import threading
 import time
 from typing import Any, Callable
 
+from concbench.proc.process import KILL_GRACE_S, ProcessOutcome
+from concbench.proc.sampler import Sample
 from concbench.remote.agent_session import end_session
 from concbench.remote.remote_host import RemoteHost
 from concbench.remote.ssh import HostError, classify
-from concbench.runner.process import KILL_GRACE_S, ProcessOutcome
-from concbench.runner.sampler import Sample
-from concbench.runner.server_window import WindowMeasures
+from concbench.server.window import WindowMeasures
 
 START_TIMEOUT_S = 300.0
 """The agent checks the build (cached) before it starts the process."""

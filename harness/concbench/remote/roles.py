@@ -13,10 +13,11 @@ from concbench.manifest import Contender
 from concbench.remote import network
 from concbench.remote.hosts import Host, Roles, roles_from
 from concbench.remote.remote_host import RemoteHost
+from concbench.remote.remote_site import RemoteSite
 from concbench.remote.ssh import HostError
-from concbench.runner import backend
-from concbench.runner.placement import Placement, cpu_list
-from concbench.runner.sites import Site, Sites
+from concbench.server import backend
+from concbench.server.placement import Placement, cpu_list
+from concbench.server.sites import Site, Sites
 
 
 class RemoteRoles:
@@ -59,7 +60,7 @@ class RemoteRoles:
         if host is None:
             return Site(local)
         cpus = cpu_list(host.cpus, f"[hosts.{host.name}] cpus") if host.cpus else ()
-        return Site(cpus, remotes.get(host.name))
+        return RemoteSite(cpus, remotes.get(host.name))
 
     def _usable(self, role: str) -> bool:
         host = self.roles.of(role)

@@ -14,15 +14,12 @@ import tempfile
 from pathlib import Path
 
 from concbench import tools
+from concbench.errors import HostError
 from concbench.remote.hosts import Host
 
 SSH_FAILED = 255
 """ssh's own exit status when it could not run the command (the remote's is passed through)."""
 CONNECT_TIMEOUT_S = 8
-
-
-class HostError(Exception):
-    """A host cannot be used; the message says why and what to do."""
 
 
 def classify(host: Host, stderr: str) -> str:

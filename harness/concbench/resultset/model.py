@@ -89,7 +89,7 @@ class RunResult:
     """The machine's speed just before the run: ms of concbench.speed_probe's fixed Python loop
     (best of three; higher is slower). Not a correction, a witness: see speed_probe."""
     round: int | None = None
-    """The round of an interleaved plan this run belongs to (runner.scheduler: round r runs
+    """The round of an interleaved plan this run belongs to (scheduler: round r runs
     every cell once; a resumed plan numbers its rounds on from the last recorded one); None
     when the plan ran cell after cell. Runs of two cells with the same round are paired, as
     for the ratio to nginx (concbench.stats.ceiling_ratio)."""

@@ -3,53 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable
 
 from concbench.errors import UserError
+from concbench.workloads.budget import ThreadBudget
+from concbench.workloads.params import Param, Params
+from concbench.workloads.server import ServerSpec
 
-if TYPE_CHECKING:
-    from concbench.workloads.budget import ThreadBudget
-    from concbench.workloads.server import ServerSpec
-
-Params = Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Param:
-    """One workload parameter, passed to contenders as --name=value."""
-
-    name: str
-    default: Any
-    help: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[str, ...] | None = None
-
-    def parse(self, text: str) -> Any:
-        """Parse and range-check a value given on the command line."""
-        if self.choices is not None:
-            if text not in self.choices:
-                raise UserError(
-                    f"parameter {self.name}={text} is not one of: {', '.join(self.choices)}"
-                )
-            return text
-        try:
-            value = int(text.replace("_", ""))
-        except ValueError:
-            raise UserError(f"parameter {self.name}={text!r} must be an integer") from None
-        if self.minimum is not None and value < self.minimum:
-            raise UserError(f"parameter {self.name}={value} is below the minimum {self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise UserError(f"parameter {self.name}={value} is above the maximum {self.maximum}")
-        return value
-
-    def describe(self) -> str:
-        if self.choices:
-            bounds = "|".join(self.choices)
-        else:
-            bounds = f"{self.minimum}..{self.maximum}"
-        return f"{self.name} ({bounds}, default {self.default}): {self.help}"
-
+__all__ = ["Param", "Params", "WorkloadSpec"]
 
 @dataclass(frozen=True)
 class WorkloadSpec:
@@ -77,7 +38,7 @@ class WorkloadSpec:
     """When set, throughput is units ÷ the time to this mark (spawn rate), not ÷ the iteration."""
     lower_bound_s: Callable[[Params, ThreadBudget], float | None] | None = None
     """No correct iteration can be faster (its waits alone take this long); None: no bound."""
-    server: "ServerSpec | None" = None
+    server: ServerSpec | None = None
     """Set for server workloads (http-*): the process serves HTTP until SIGTERM."""
     result_problems: Callable[[Params, dict[str, Any]], list[str]] | None = None
     """Problems with the proofs in a result that are bounds, not values: the sleeps its

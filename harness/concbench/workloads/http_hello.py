@@ -20,7 +20,7 @@ SPEC = WorkloadSpec(
     summary="server: GET /hello → 200 text/plain, a 200-byte body, under C connections",
     params=(
         # Warm by default: up to 60 s of load, ended as soon as the rate stops climbing and the
-        # JIT has compiled nothing for 2 windows (runner.warmup): 4 windows (20 s) for a
+        # JIT has compiled nothing for 2 windows (server.warmup): 4 windows (20 s) for a
         # native server.
         *load_params(connections=256, warmup_s=60, steady_pct=5),
         Param("pool-size", 200, "threads of the fixed pool (pooled styles only)", 1, 30_000),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from concbench.workloads import thread_pool
-from concbench.workloads.base import Param, Params
+from concbench.workloads.params import Param, Params
 
 LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "warmup-window-s",
                     "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen")

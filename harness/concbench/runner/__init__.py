@@ -1,1 +1,0 @@
-"""Running contender processes: executor (lifecycle), sampler (outside view), measure (one run)."""

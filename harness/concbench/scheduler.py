@@ -1,0 +1,248 @@
+"""Runs a plan cell by cell (or in interleaved rounds): build what is needed, run each cell's
+runs, record each cell."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Protocol
+
+from concbench import speed_probe, steal
+from concbench.batch.measure import RunRequest, measure
+from concbench.build import Builder, BuildOutcome
+from concbench.plan import CellPlan, Plan
+from concbench.profiling.cells import profile_cell
+from concbench.remote.roles import RemoteRoles
+from concbench.resultset.model import CellResult, RunResult
+from concbench.resultset.recorder import Recorder
+from concbench.server.placement import under_quota
+from concbench.server.run import ServerRequest, measure_server
+from concbench.server.setup import ServerContext, prepare
+from concbench.stats import ceiling_ratio
+from concbench.stats.cell import aggregate, unavailable
+from concbench.stats.cgroup_cell import with_cgroup
+from concbench.toolchains import ToolEnv
+from concbench.workloads.server import resolve_bounds
+
+# A run that hit the timeout or the memory limit ends its cell: the next would do the same.
+STOP_AFTER = frozenset({"timeout", "mem-limit"})
+
+
+class Observer(Protocol):
+    """What the user interface is told while a plan runs."""
+
+    def run_started(self, cell: CellPlan, run_index: int, runs: int) -> None: ...
+    def run_finished(self, cell: CellPlan, result: RunResult) -> None: ...
+    def cell_finished(self, result: CellResult) -> None: ...
+    def cell_skipped(self, cell: CellPlan, runs: int) -> None: ...
+
+
+def toolchain_record(outcome: BuildOutcome) -> dict[str, object]:
+    state = "unavailable" if not outcome.ok else "cached" if outcome.cached else "built"
+    return {"status": state, "reason": outcome.reason, "versions": outcome.versions,
+            "build_seconds": round(outcome.seconds, 1)}
+
+
+def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
+              servers: ServerContext | None = None) -> dict[str, object]:
+    found: dict[str, object] = {
+        "style": cell.contender.style, "notes": cell.contender.notes,
+        "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
+        cell.contender.toolchain.name, "warmup": plan.warmup_of(cell),
+        "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell),
+        "throughput_unit": cell.spec.throughput_unit, "command": argv}
+    if cell.contender.env:
+        found["env"] = cell.contender.env
+    if cell.spec.server is None:
+        found["thread_budget"] = cell.contender.thread_budget(cell.spec.name,
+                                                              cell.params).to_dict()
+    if cell.limits:
+        found["limits"] = cell.limits.to_dict()
+    if cell.contender.server_stack and cell.spec.server is not None:
+        found["server_stack"] = cell.contender.server_stack  # report.stack names it
+    if cell.spec.server is not None and servers is not None:
+        found["placement"] = under_quota(servers.placement, cell.limits.cpus,
+                                         plan.settings.server_cpus).to_dict()
+        found["bounds_declared"] = cell.contender.bounds
+        found["tools"] = servers.versions
+        if servers.sites is not None:
+            found["hosts"] = servers.sites.to_dict()
+            found["network"] = servers.sites.network
+    return found
+
+
+def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerContext | None):
+    """The request for this cell's runs and the function that measures one (with a
+    profiler for a profiled run)."""
+    s = plan.settings
+    assert outcome.tools is not None
+    if cell.spec.server is None:
+        req = RunRequest(cell.spec, cell.contender, outcome.tools, cell.params,
+                         plan.warmup_of(cell), plan.iterations_of(cell), s.timeout_s,
+                         s.rss_limit, limits=cell.limits or None)
+        return req.argv(), lambda path, profiler=None: measure(
+            dataclasses.replace(req, profiler=profiler), path)
+    assert servers is not None
+    sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
+                         s.rss_limit, under_quota(servers.placement, cell.limits.cpus,
+                                                  s.server_cpus), servers.backend_exe,
+                         sites=servers.sites, limits=cell.limits or None)
+    return sreq.argv(0, None), lambda path, profiler=None: measure_server(
+        dataclasses.replace(sreq, profiler=profiler), path)
+
+
+@dataclasses.dataclass
+class _Cell:
+    """A cell whose runs are under way."""
+
+    index: int
+    cell: CellPlan
+    planned: int
+    argv: list[str]
+    measure_one: Callable[..., RunResult]
+    tools: ToolEnv
+    runs: list[RunResult] = dataclasses.field(default_factory=list)
+    stopped: bool = False
+
+    @property
+    def active(self) -> bool:
+        return not self.stopped and len(self.runs) < self.planned
+
+
+def _unfinished(cell: CellResult) -> bool:
+    """Recorded part-way (an interleaved plan records a cell after each of its runs): fewer
+    runs than planned, the last of them not one that ends its cell."""
+    planned = cell.metadata.get("runs_planned")
+    return (isinstance(planned, int) and 0 < len(cell.runs) < planned
+            and cell.runs[-1].status not in STOP_AFTER)
+
+
+def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
+             say=lambda _m: None) -> None:
+    """Cell after cell, or in rounds when the plan interleaves (see Settings.interleave).
+    On --resume, finished cells are kept and an unfinished one goes on from its runs."""
+    kept = recorder.done_keys()
+    partial = {c.key: c.runs for c in recorder.doc.cells if c.key in kept and _unfinished(c)}
+    done = kept - set(partial)
+    servers = prepare(plan, builder, say, RemoteRoles.open)
+    if servers is not None:
+        recorder.set_toolchains({"load tools": {"status": "built", "reason": None,
+                                                "versions": servers.versions}})
+    if servers is not None and servers.remotes is not None:
+        recorder.set_machine({"roles": servers.remotes.record()})
+    try:
+        _run_cells(plan, builder, recorder, observer, servers, done, partial, say)
+    finally:
+        if servers is not None and servers.remotes is not None:
+            recorder.set_machine({"roles": servers.remotes.record()})
+            servers.close()
+
+
+def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
+               servers: ServerContext | None, done: set, partial: dict, say) -> None:
+    waiting: list[_Cell] = []
+    for index, cell in enumerate(plan.cells):
+        if cell.key in done:
+            observer.cell_skipped(cell, plan.runs_of(cell))
+            continue
+        state = _open(plan, index, cell, builder, recorder, observer, servers)
+        if state is None:
+            continue
+        state.runs += partial.get(cell.key, ())
+        observer.cell_skipped(cell, len(state.runs))  # the runs done before, in the progress
+        if plan.settings.interleave:
+            waiting.append(state)
+            continue
+        while state.active:
+            _run_once(state, recorder, observer)
+        _close(plan, state, recorder, observer, servers, say)
+    _interleaved(plan, waiting, recorder, observer, servers, say)
+
+
+def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Recorder,
+          observer: Observer, servers: ServerContext | None) -> _Cell | None:
+    """Build what the cell needs; an unavailable cell is recorded as such (None)."""
+    outcome = builder.ensure(cell.contender.toolchain)
+    recorder.set_toolchains({outcome.toolchain: toolchain_record(outcome)})
+    missing = servers.unavailable_reason(cell.params, cell.contender) \
+        if servers and cell.spec.server else None
+    if not outcome.ok or outcome.tools is None or missing:
+        result = unavailable(cell.spec, cell.contender.name, cell.params,
+                             cell.contender.thread_budget(cell.spec.name, cell.params),
+                             missing or outcome.reason or "unavailable",
+                             _metadata(plan, cell, None, servers))
+        result = with_cgroup(result, cell.spec, cell.recorded_params)
+        observer.cell_skipped(cell, plan.runs_of(cell))
+        recorder.add(result)
+        observer.cell_finished(result)
+        return None
+    argv, measure_one = _runner(plan, cell, outcome, servers)
+    return _Cell(index, cell, plan.runs_of(cell), argv, measure_one, outcome.tools)
+
+
+def _run_once(state: _Cell, recorder: Recorder, observer: Observer,
+              round_: int | None = None) -> None:
+    run_index = len(state.runs)
+    observer.run_started(state.cell, run_index, state.planned)
+    probe = speed_probe.probe_ms()
+    before = steal.cpu_jiffies()
+    run = state.measure_one(recorder.samples_path(state.index, run_index))
+    run = dataclasses.replace(run, steal_percent=steal.steal_percent(before, steal.cpu_jiffies()),
+                              probe_ms=probe, round=round_)
+    state.runs.append(run)
+    observer.run_finished(state.cell, run)
+    if run.status in STOP_AFTER:  # would only cost the same again, run after run
+        state.stopped = True
+        observer.cell_skipped(state.cell, state.planned - run_index - 1)
+
+
+def _interleaved(plan: Plan, cells: list[_Cell], recorder: Recorder, observer: Observer,
+                 servers: ServerContext | None, say) -> None:
+    """Round r runs every active cell once, forwards in even rounds and backwards in odd
+    ones (A B, B A, …); after each run its cell is recorded as it stands, so a kill keeps
+    every run done so far. Each run records its round, numbered on from the last round
+    recorded (a resumed plan's rounds are new ones)."""
+    first = 1 + max((r.round for c in recorder.doc.cells for r in c.runs
+                     if r.round is not None), default=-1)
+    for round_index in range(max((c.planned for c in cells), default=0)):
+        for state in cells if round_index % 2 == 0 else reversed(cells):
+            if state.active:
+                _run_once(state, recorder, observer, first + round_index)
+                _record(recorder, _result(plan, state, servers))
+    for state in cells:
+        _close(plan, state, recorder, observer, servers, say)
+
+
+def _close(plan: Plan, state: _Cell, recorder: Recorder, observer: Observer,
+           servers: ServerContext | None, say) -> None:
+    """Profiles (if asked), then the cell's statistics, recorded."""
+    profiles = None
+    if plan.settings.profile and any(r.status == "ok" for r in state.runs):
+        profiles = profile_cell(
+            state.cell.spec, state.tools, recorder.folder / "profiles", f"cell{state.index:03d}",
+            lambda profiler: state.measure_one(None, profiler), state.runs, say)
+    result = _record(recorder, _result(plan, state, servers, profiles))
+    observer.cell_finished(result)
+
+
+def _record(recorder: Recorder, result: CellResult) -> CellResult:
+    """Record a cell with its ratio to nginx, then the cells whose ratio it changes (the
+    servers of an nginx cell); the cell as recorded."""
+    result = ceiling_ratio.with_ratio(result, recorder.doc.cells)
+    recorder.add(result)
+    for cell in ceiling_ratio.refreshed(recorder.doc.cells):
+        recorder.add(cell)
+    return result
+
+
+def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
+            profiles: list[dict[str, Any]] | None = None) -> CellResult:
+    cell = state.cell
+    metadata = _metadata(plan, cell, state.argv, servers)
+    if profiles is not None:
+        metadata["profiles"] = profiles
+    return with_cgroup(aggregate(cell.spec, cell.contender.name, cell.params,
+                                 cell.contender.thread_budget(cell.spec.name, cell.params),
+                                 state.runs, metadata,
+                                 resolve_bounds(cell.contender.bounds, cell.params)
+                                 if cell.spec.server else None),
+                       cell.spec, cell.recorded_params)

@@ -1,0 +1,355 @@
+"""One run of a server workload: start, ready, verify, warm-up load, measured load, one
+more checked request, stop.
+
+The lifecycle of DESIGN.md §2. Each phase either lets the next one go on or ends the run
+with a status and a reason (the first failure wins); whatever happens, the server (and the
+latency backend) are stopped and their process groups swept before this returns. The
+measured window is checked from counters read after it (server.load_checks): nothing is
+added to the request path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from concbench.errors import HostError
+from concbench.proc.launch import contender_env
+from concbench.proc.process import KILL_GRACE_S, not_started
+from concbench.profiling import ProfileError, Profiler
+from concbench.resultset.model import RunResult
+from concbench.server import http_probe, jvm_counters, kernel_counters, load_checks
+from concbench.server.backend import BackendError, LatencyBackend
+from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
+from concbench.server.process import ServerProcess
+from concbench.server.request import VERIFY_IDS, ServerRequest
+from concbench.server.result import failed_result, run_result
+from concbench.server.sites import LOOPBACK
+from concbench.server.state import RunState
+from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
+from concbench.server.warmup import WarmupPolicy, jit_between, warm_up, window_jit_warning
+from concbench.workloads.server import Response
+
+__all__ = ["ServerRequest", "measure_server"]
+
+READY_TIMEOUT_S = 120.0
+SETTLE_MAX_S = 120.0
+SETTLED_FACTOR, SETTLED_SLACK_MS = 1.5, 20.0
+"""After the warm-up load, the server counts as drained when a probe answers within this."""
+
+Failure = tuple[str, str]
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "(no stderr)"
+
+
+class _WarmupFailed(Exception):
+    def __init__(self, failure: Failure):
+        super().__init__(failure[1])
+        self.failure = failure
+
+
+class _ServerRun(RunState):
+    """The state of one run while its phases go by (what it records: server.state)."""
+
+    def __init__(self, req: ServerRequest):
+        super().__init__()
+        self.req = req
+        self.server = req.spec.server
+        self.reference: Response | None = None
+        """The verified response to VERIFY_IDS[0]: the size the load's responses must have."""
+        self._jit_probe: jvm_counters.JitProbe | None = None
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "ready" and self.ready is None:
+            self.ready = message
+
+    # -- phases ---------------------------------------------------------------------------
+
+    def wait_ready(self, proc: ServerProcess, port: int) -> Failure | None:
+        limit = min(READY_TIMEOUT_S, self.req.timeout_s)
+        deadline = proc.started + limit
+        by_connect = self.req.contender.ready == "connect"
+        while True:
+            if self.ready is not None or (by_connect and http_probe.accepts(*self.target[::-1])):
+                self.ready_s = time.perf_counter() - proc.started
+                break
+            if proc.exited.is_set():
+                return "crash", f"exited before it was ready: {_last_line(proc.stderr_tail())}"
+            if time.perf_counter() > deadline:
+                return "timeout", (f"not ready within {limit:g} s (no ready line on stdout): "
+                                   f"{_last_line(proc.stderr_tail())}")
+            time.sleep(0.01)
+        if self.ready is not None and self.ready.get("port") != port:
+            return "invalid", f"ready line names port {self.ready.get('port')!r}, expected {port}"
+        warning = load_checks.runtime_cpus_warning(self.ready, self.req.where.server.cpus)
+        if warning:
+            self.warnings.append(warning)
+        return None
+
+    @staticmethod
+    def check_bind(proc: ServerProcess, port: int) -> Failure | None:
+        problem = proc.bind_problem(port)
+        return ("invalid", problem) if problem else None
+
+    def _check(self, user_id: int, backend: LatencyBackend | None, count_calls: bool = True,
+               wait_s: float = 30.0, exact_calls: bool = True) -> CheckedRequest:
+        assert self.server is not None
+        return check_request(self.target, self.server, self.req.params, self.req.bounds,
+                             user_id, backend, self.req.params["keepalive"] == "false",
+                             count_calls, wait_s, exact_calls)
+
+    def verify(self, backend: LatencyBackend | None) -> Failure | None:
+        assert self.server is not None
+        ids = VERIFY_IDS + (random.randint(2, 999_999),) if self.server.varied_ids else VERIFY_IDS
+        for user_id in ids:
+            checked = self._check(user_id, backend)
+            self.verification.append(checked.record)
+            if user_id == VERIFY_IDS[0]:
+                self.reference = checked.response
+            if checked.problems:
+                return "invalid", (f"verification GET {checked.record['path']}: "
+                                   + "; ".join(checked.problems))
+        return None
+
+    def check_after_load(self, backend: LatencyBackend | None) -> Failure | None:
+        """One more checked request once the load is over (the same checks as verification),
+        when the requests the load left in flight have made their downstream calls."""
+        assert self.server is not None
+        quiet, limit = True, min(SETTLE_MAX_S, self.req.timeout_s)
+        if backend:
+            floor = self.server.latency_floor_ms(self.req.params, self.req.bounds) or 0
+            quiet = wait_backend_quiet(backend, floor / 1000 + 0.1, limit)
+            if not quiet:
+                self.warnings.append("the latency backend was still being called long after "
+                                     "the load: the checked request after it was not counted")
+        checked = self._check(VERIFY_IDS[0], backend, count_calls=quiet, wait_s=limit,
+                              exact_calls=False)
+        self.after_load = checked.record
+        if checked.problems:
+            return "invalid", (f"checked request after the load, GET {checked.record['path']}: "
+                               + "; ".join(checked.problems))
+        return None
+
+    def run_load(self, proc: ServerProcess, duration_s: float,
+                 phase: str) -> tuple[LoadResult | None, Failure | None]:
+        generator = GENERATORS[self.req.params["loadgen"]]
+        try:
+            result = generator.run(self.req.load_spec(self.target, duration_s))
+        except LoadError as err:
+            failure = self._died(proc, phase)
+            return None, failure or ("crash", f"load generator {generator.name} failed: {err}")
+        return result, self._died(proc, phase)
+
+    def _died(self, proc: ServerProcess, phase: str) -> Failure | None:
+        if not proc.wait(0.05):
+            return None
+        if proc.limit_hit:
+            return "mem-limit", (f"RSS passed the limit of {self.req.rss_limit} bytes during the "
+                                 f"{phase} load; process group killed")
+        return "crash", f"exited during the {phase} load: {_last_line(proc.stderr_tail())}"
+
+    def jit_probe(self, proc: ServerProcess) -> jvm_counters.JitProbe:
+        """The JVM's JIT counters (server.jvm_counters), read where the harness runs only."""
+        if self._jit_probe is None:
+            self._jit_probe = jvm_counters.tree_probe(proc.pid) if proc.where is None \
+                else jvm_counters.no_counters
+        return self._jit_probe
+
+    def measured_load(self, proc: ServerProcess,
+                      backend: LatencyBackend | None) -> Failure | None:
+        backend_before = backend.count() if backend else None
+        local = self.req.where.server.remote is None and self.req.where.client.remote is None
+        kernel_before = kernel_counters.read() if local else None
+        profiler = self._start_profiler(proc)
+        jit_before = self.jit_probe(proc)()
+        proc.begin_window()
+        if backend:
+            backend.proc.begin_window()
+        self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
+        proc.end_window()
+        self.window_jit = jit_between(jit_before, self.jit_probe(proc)())
+        jit_warning = window_jit_warning(self.warmup, self.window_jit)
+        if jit_warning:
+            self.warnings.append(jit_warning)
+        self.kernel = kernel_counters.delta(kernel_before, kernel_counters.read() if local
+                                            else None)
+        self._stop_profiler(profiler)
+        if backend and backend_before is not None:
+            backend.proc.end_window()
+            self.backend_window = backend.count().since(backend_before)
+        open_at_end = self.req.params["connections"] * (3 if backend else 1)
+        warning = kernel_counters.warning(self.kernel, open_at_end)
+        if warning:
+            self.warnings.append(warning)
+        if failure or self.load is None:
+            return failure
+        return self._check_load(self.load)
+
+    def _start_profiler(self, proc: ServerProcess) -> Profiler | None:
+        profiler = self.req.profiler
+        if profiler is None:
+            return None
+        if proc.where is not None:
+            self.warnings.append(f"no profile: the server runs on {proc.where}; profiling a "
+                                 "remote server is not supported")
+            return None
+        try:
+            profiler.start(proc.pid)
+        except ProfileError as err:
+            self.warnings.append(f"no profile: {err}")
+            return None
+        return profiler
+
+    def _stop_profiler(self, profiler: Profiler | None) -> None:
+        if profiler is None:
+            return
+        try:
+            self.profiles.append(profiler.stop())
+        except ProfileError as err:
+            self.warnings.append(f"no profile: {err}")
+
+    def _check_load(self, load: LoadResult) -> Failure | None:
+        assert self.server is not None
+        if load.requests == 0 and load.errors_total == 0:
+            return "timeout", (f"no response completed within the {load.duration_s:.0f} s load "
+                               "window: the server is saturated beyond it; lengthen duration-s "
+                               "or lower connections")
+        if load.ok_requests == 0:
+            return "invalid", (f"no successful response under load ({load.requests} responses, "
+                               f"errors {load.errors})")
+        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
+        problems = [load_checks.floor_problem(load, floor)]
+        self.under_load = {"floor_ms": floor, "fastest_ms": load.latency_ms.get("min")}
+        if self.reference is not None:
+            record, problem = load_checks.bytes_check(
+                load, self.reference, len(str(VERIFY_IDS[0])), self.server.id_bytes_per_digit,
+                self.req.params["connections"])
+            self.under_load["bytes_per_response"] = record
+            problems.append(problem)
+        if self.backend_window is not None:
+            record, problem = load_checks.downstream_check(
+                load, self.backend_window, self.server.downstream_ms(self.req.params),
+                self.req.params["connections"])
+            self.under_load["downstream"] = record
+            problems.append(problem)
+        found = [p for p in problems if p]
+        return ("invalid", "; ".join(found)) if found else None
+
+    def lifecycle(self, proc: ServerProcess, port: int,
+                  backend: LatencyBackend | None) -> Failure | None:
+        failure = self.wait_ready(proc, port) or self.check_bind(proc, port) \
+            or self.verify(backend)
+        if failure:
+            return failure
+        if self.req.params["warmup-s"] > 0:
+            failure = self.warm_up(proc)
+            if failure:
+                return failure
+            self.settle()
+        return self.measured_load(proc, backend) or self.check_after_load(backend)
+
+    def warm_up(self, proc: ServerProcess) -> Failure | None:
+        """Warm-up windows until the server is steady (or for a fixed time): server.warmup."""
+
+        def load(seconds: float) -> LoadResult:
+            result, failure = self.run_load(proc, seconds, "warm-up")
+            if failure or result is None:
+                raise _WarmupFailed(failure or ("crash", "warm-up load gave no result"))
+            return result
+
+        try:
+            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load,
+                                  jit=self.jit_probe(proc))
+        except _WarmupFailed as failed:
+            return failed.failure
+        warning = self.warmup.warning()
+        if warning:
+            self.warnings.append(warning)
+        return None
+
+    def settle(self) -> None:
+        """Wait until requests queued by the warm-up load have drained (a probe answers near
+        the latency floor again), so the measured window starts from an idle server."""
+        assert self.server is not None
+        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
+        if not floor:
+            return
+        started = time.perf_counter()
+        limit = min(SETTLE_MAX_S, self.req.timeout_s)
+        path = self.server.path(VERIFY_IDS[0])
+        while time.perf_counter() - started < limit:
+            try:
+                resp = http_probe.get(self.target[1], path, timeout_s=limit, host=self.target[0])
+            except (OSError, ValueError):
+                break
+            if resp.elapsed_s * 1000 <= SETTLED_FACTOR * floor + SETTLED_SLACK_MS:
+                self.settle_s = time.perf_counter() - started
+                return
+        self.settle_s = time.perf_counter() - started
+        self.warnings.append(f"the server had not drained {self.settle_s:.0f} s after the "
+                             "warm-up load: the measured window starts with a backlog")
+
+    def stop(self, proc: ServerProcess) -> dict[str, Any]:
+        """SIGTERM, then SIGKILL after the grace; how it ended."""
+        if proc.exited.is_set():
+            return {"signal": None, "already_exited": True}
+        sent = time.perf_counter()
+        clean = proc.stop(signal.SIGTERM, KILL_GRACE_S)
+        took = time.perf_counter() - sent
+        if not clean:
+            self.warnings.append(f"server did not exit within {KILL_GRACE_S:g} s of SIGTERM; "
+                                 "killed (the contract asks for exit 0 within 5 s)")
+        return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
+
+
+def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:
+    """Run the server once through its lifecycle and return the verified, classified result."""
+    assert req.spec.server is not None
+    run = _ServerRun(req)
+    sites = req.where
+    with contextlib.ExitStack() as stack:
+        backend = None
+        if req.spec.server.uses_backend(req.params):
+            if req.backend_exe is None and sites.backend.remote is None:
+                return failed_result("unavailable", "the latency backend could not be built (Go)")
+            try:
+                backend = stack.enter_context(
+                    LatencyBackend(req.backend_exe, sites.backend, dict(os.environ)))
+            except BackendError as err:
+                return failed_result("crash", str(err))
+        try:
+            port = sites.server.free_port()
+        except HostError as err:
+            return failed_result("crash", str(err))
+        run.target = sites.server.reach(port)
+        takes_backend = "downstream" in req.params
+        backend_at = backend.target if backend else (LOOPBACK, 0) if takes_backend else None
+        argv = req.argv(port, backend_at, sites.server.bind)
+        proc = sites.server.start(
+            argv, req.contender.toolchain.folder, contender_env(req.contender, req.tools),
+            {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
+             "args": req.args(port, backend_at, sites.server.bind)},
+            req.rss_limit, on_message=run._on_message, limits=req.limits)
+        try:
+            proc.start()
+        except (OSError, HostError) as err:
+            out = not_started(argv, err) if isinstance(err, OSError) else None
+            return failed_result("crash", out.stderr_tail if out else str(err))
+        try:
+            failure = run.lifecycle(proc, port, backend)
+        except HostError as err:
+            failure = ("crash", str(err))
+        finally:
+            stop = run.stop(proc)
+        out = proc.outcome()
+        window = proc.window_measures(out)
+    return run_result(run, req, out, stop, failure, getattr(proc, "argv", argv), samples_path,
+                   window, backend)

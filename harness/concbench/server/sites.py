@@ -1,0 +1,89 @@
+"""Where each role of a server run goes: the server, the load generator (client) and the
+latency backend, each on this machine (pinned to its share of the CPUs) or on a remote host
+(remote.RemoteHost, over SSH). The server runner asks a site for a port, an address to bind,
+the address others reach it at, a process started there, and a runner for the generator.
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from concbench.proc.cgroups import Limits
+from concbench.server import http_probe
+from concbench.server.loadgen.base import CommandRunner, pinned
+from concbench.server.placement import Placement
+from concbench.server.process import LocalServer, ServerProcess
+
+LOOPBACK = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Site:
+    cpus: tuple[int, ...]
+    remote: Any = None
+    """A remote.RemoteHost, or None for this machine (a remote site is a remote.RemoteSite,
+    which starts processes through the host's agent)."""
+
+    @property
+    def name(self) -> str:
+        return self.remote.host.name if self.remote else "local"
+
+    @property
+    def bind(self) -> str:
+        """The address a server here listens on: loopback locally, the host's own address
+        (resolved to IPv4, as the contract wants) remotely."""
+        if self.remote is None:
+            return LOOPBACK
+        return socket.gethostbyname(self.remote.host.address.strip("[]"))
+
+    def free_port(self) -> int:
+        if self.remote is None:
+            return http_probe.free_port()
+        return self.remote.host.serve_port or self.remote.free_port(self.bind)
+
+    def reach(self, port: int) -> tuple[str, int]:
+        """Where the other roles (and the harness) connect to a server here on `port`."""
+        return self.remote.host.reach_for(port) if self.remote else (LOOPBACK, port)
+
+    def runner(self) -> CommandRunner | None:
+        """How a load generator runs here: None on this machine (remote.RemoteSite runs it
+        through the host's agent)."""
+        return None
+
+    def start(self, local_argv: list[str], cwd: Path, env: dict[str, str],
+              remote_spec: dict[str, Any], rss_limit: int | None,
+              on_message: Callable[[dict[str, Any]], None] | None = None,
+              limits: Limits | None = None) -> ServerProcess:
+        """A process here, not yet started: `local_argv` on this machine, pinned to the
+        site's CPUs, in a cgroup with `limits` if given (remote.RemoteSite starts the agent's
+        `serve` of `remote_spec` on its host instead)."""
+        return LocalServer(pinned(local_argv, self.cpus), cwd, env, self.cpus, self.bind,
+                           rss_limit, on_message=on_message, limits=limits)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"host": self.name, "cpus": list(self.cpus),
+                **({"address": self.remote.host.address} if self.remote else {})}
+
+
+@dataclass(frozen=True)
+class Sites:
+    server: Site
+    client: Site
+    backend: Site
+    network: dict[str, Any] = field(default_factory=dict)
+    """Measured before the plan: round trips and throughput between the hosts."""
+
+    @classmethod
+    def local(cls, placement: Placement) -> "Sites":
+        return cls(Site(placement.server), Site(placement.client), Site(placement.backend))
+
+    @property
+    def remote(self) -> bool:
+        return any(s.remote is not None for s in (self.server, self.client, self.backend))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"server": self.server.to_dict(), "client": self.client.to_dict(),
+                "backend": self.backend.to_dict()}

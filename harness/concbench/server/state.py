@@ -1,0 +1,37 @@
+"""What one server run records while its phases go by, read by server.result when it
+becomes a RunResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from concbench.server.backend import BackendCount
+from concbench.server.jvm_counters import JitDelta
+from concbench.server.loadgen import LoadResult
+from concbench.server.sites import LOOPBACK
+from concbench.server.warmup import WarmupOutcome
+
+
+@dataclass
+class RunState:
+    target: tuple[str, int] = (LOOPBACK, 0)
+    """Where the harness and the load generator reach the server."""
+    ready: dict[str, Any] | None = None
+    ready_s: float | None = None
+    verification: list[dict[str, Any]] = field(default_factory=list)
+    warmup: WarmupOutcome | None = None
+    window_jit: JitDelta | None = None
+    """What a JVM server's JIT did during the measured window (its own counters)."""
+    load: LoadResult | None = None
+    backend_window: BackendCount | None = None
+    """The backend's calls and delays served during the measured window."""
+    under_load: dict[str, Any] = field(default_factory=dict)
+    """The checks of the measured window: what was measured, what was allowed."""
+    kernel: dict[str, int] | None = None
+    """The kernel's TCP counters over the measured window (server.kernel_counters)."""
+    after_load: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    settle_s: float | None = None
+    """Seconds the server needed after the warm-up load to answer near its floor again."""
+    profiles: list[dict[str, Any]] = field(default_factory=list)
