@@ -102,6 +102,8 @@ fun main(args: Array<String>) {
     }
 
     val mx = ManagementFactory.getThreadMXBean()
+    // the collector JVM ergonomics chose (G1 on 2+ CPUs, SerialGC's "Copy, MarkSweepCompact" on one)
+    val collectors = ManagementFactory.getGarbageCollectorMXBeans().joinToString(", ") { it.name }
     try {
         runBlocking {
             startDispatchers()
@@ -122,6 +124,7 @@ fun main(args: Array<String>) {
                     result["jvm_threads"] = threads
                     result["jvm_nondaemon_threads"] = threads - daemon
                     result["jvm_peak_threads"] = peak
+                    result["jvm_gc"] = collectors
                     Output.iteration(i, i < config.warmup, elapsed, result)
                 }
             }

@@ -235,16 +235,17 @@ class SpawnIdle(private val tasks: Int, private val holdMs: Long) : Workload {
 }
 
 // ---------------------------------------------------------------------------------------------
-// channel (seed 002, bench-of-chan): W consumers, each with its own Channel<Event>(Q) fed by its
-// own producer coroutine, which sends E events and closes the channel
+// channel (seed 002, bench-of-chan): W consumers, each with its own Channel<T>(Q) fed by its own
+// producer coroutine, which sends E events and closes the channel. Each event kind has its own
+// element type, so the channel carries the value itself, as Go's chan int / chan string and
+// Rust's monomorphised mpsc::channel::<T>: int -> Channel<Int>, the string kinds ->
+// Channel<String>. A Channel<Int> still boxes on the JVM (its elements are references):
+// send(i) is Integer.valueOf(i), cached for -128..127, one 16-byte Integer otherwise, as the
+// Java contenders' BlockingQueue<Object>.put(i).
 
-sealed interface Event
-class IntEvent(val value: Int) : Event
-class StrEvent(val text: String) : Event
-
-/** Makes event i (a fun interface, so the Int is not boxed as it would be through a (Int) -> Event). */
-fun interface EventMaker {
-    fun make(i: Int): Event
+/** Makes one string event (chosen at set-up: a fresh string, the shared one, or a copy). */
+fun interface StringMaker {
+    fun make(): String
 }
 
 /**
@@ -267,50 +268,22 @@ class ChannelWorkload(
     private val etype: String,
     esize: Int,
 ) : Workload {
-    // set up once: the shared string (str_ptr) and the prototype's bytes (str_clone) are long-lived
-    private val maker: EventMaker = when (etype) {
-        "int" -> EventMaker { i -> IntEvent(i) }
-        "str" -> EventMaker { StrEvent(newString(esize)) }
-        "str_ptr" -> newString(esize).let { shared -> EventMaker { StrEvent(shared) } }
+    // set up once: the shared string (str_ptr) and the prototype's bytes (str_clone) are long-lived;
+    // null for int (the producer sends its index)
+    private val maker: StringMaker? = when (etype) {
+        "int" -> null
+        "str" -> StringMaker { newString(esize) }
+        "str_ptr" -> newString(esize).let { shared -> StringMaker { shared } }
         // one copy of the prototype's bytes into the new String's own array (String(String)
         // would share the prototype's array)
         "str_clone" -> newString(esize).toByteArray(Charsets.ISO_8859_1)
-            .let { proto -> EventMaker { StrEvent(String(proto, Charsets.ISO_8859_1)) } }
+            .let { proto -> StringMaker { String(proto, Charsets.ISO_8859_1) } }
         else -> throw BadInput("bad etype '$etype'")
     }
 
     override suspend fun run(index: Int, start: Long): Outcome {
         val maker = maker
-        val totals = coroutineScope {
-            (0 until workers).map {
-                val channel = Channel<Event>(queue) // queue = 0 would be a rendezvous channel
-                launch {
-                    for (i in 0 until events) channel.send(maker.make(i))
-                    channel.close()
-                }
-                async {
-                    var count = 0L
-                    var sum = 0L
-                    var same = 0L
-                    // the previous event's string stays referenced until the next one arrives, so
-                    // its memory cannot be reused for the next string; === compares identity
-                    var prev: String? = null
-                    for (event in channel) {
-                        count++
-                        sum += when (event) {
-                            is IntEvent -> event.value.toLong()
-                            is StrEvent -> {
-                                val text = event.text
-                                if (text === prev) same++
-                                prev = text
-                                text.length.toLong() // ASCII: length in chars == bytes
-                            }
-                        }
-                    }
-                    longArrayOf(count, sum, same)
-                }
-            }.awaitAll()
-        }
+        val totals = if (maker == null) intPipes() else stringPipes(maker)
         return Outcome {
             val count = totals.sumOf { it[0] }
             val sum = totals.sumOf { it[1] }
@@ -324,5 +297,58 @@ class ChannelWorkload(
             if (etype != "int") result["same_as_prev"] = totals.sumOf { it[2] }
             result
         }
+    }
+
+    /** Channel<Int>: the producer sends its index i (boxed by send), the consumer sums them. */
+    private suspend fun intPipes(): List<LongArray> = pipes<Int>(
+        produce = { channel -> for (i in 0 until events) channel.send(i) },
+        consume = { channel ->
+            var count = 0L
+            var sum = 0L
+            for (value in channel) {
+                count++
+                sum += value
+            }
+            longArrayOf(count, sum, 0L)
+        },
+    )
+
+    /** Channel<String>: the consumer sums the lengths and counts events sharing the previous one's object. */
+    private suspend fun stringPipes(maker: StringMaker): List<LongArray> = pipes<String>(
+        produce = { channel -> repeat(events) { channel.send(maker.make()) } },
+        consume = { channel ->
+            var count = 0L
+            var sum = 0L
+            var same = 0L
+            // the previous event's string stays referenced until the next one arrives, so its
+            // memory cannot be reused for the next string; === compares identity
+            var prev: String? = null
+            for (text in channel) {
+                count++
+                sum += text.length // ASCII: length in chars == bytes
+                if (text === prev) same++
+                prev = text
+            }
+            longArrayOf(count, sum, same)
+        },
+    )
+
+    /**
+     * W pipes: per consumer a Channel<T>(queue) (queue = 0 would be a rendezvous channel), a
+     * producer coroutine (launch: [produce], then close()) and a consumer (async: [consume]).
+     * Inline, so each element type gets its own copy of the loops (no lambda call per event).
+     */
+    private suspend inline fun <T> pipes(
+        crossinline produce: suspend (Channel<T>) -> Unit,
+        crossinline consume: suspend (Channel<T>) -> LongArray,
+    ): List<LongArray> = coroutineScope {
+        (0 until workers).map {
+            val channel = Channel<T>(queue)
+            launch {
+                produce(channel)
+                channel.close()
+            }
+            async { consume(channel) }
+        }.awaitAll()
     }
 }
