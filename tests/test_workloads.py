@@ -6,7 +6,8 @@ import pytest
 
 from concbench import workloads
 from concbench.errors import UserError
-from concbench.workloads.budget import UNBOUNDED, ThreadBudget, check_table, resolve
+from concbench.manifest import check_budget_table as check_table
+from concbench.workloads.budget import UNBOUNDED, ThreadBudget, resolve
 
 
 def test_fanout_expected_and_ideal():

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from concbench.errors import UserError, unknown
+from concbench import workloads
 from concbench.workloads import budget
 
 Command = tuple[str, ...]
@@ -164,7 +165,7 @@ def load_manifest(path: Path) -> list[Contender]:
             not_applicable=_reasons(entry.get("not_applicable", {}), f"{where}.not_applicable"),
             variant_of=base.name if base else None,
             env=_env(entry.get("env", {}), f"{where}.env"),
-            budgets=budget.check_table(entry.get("budget", {}), f"{where}.budget"),
+            budgets=check_budget_table(entry.get("budget", {}), f"{where}.budget"),
             server_stack=_server_stack(entry, base, f"{where}.server_stack"),
         )
     return list(contenders.values())
@@ -189,6 +190,31 @@ def _reasons(raw: Any, where: str) -> dict[str, str]:
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
         raise UserError(f"{where} must be a table of workload = \"why not\"")
     return {str(k): v for k, v in raw.items()}
+
+
+def check_budget_table(raw: Any, where: str) -> dict[str, dict[str, Any]]:
+    """Validate `[contenders.X.budget]`: workload → {request-threads, async-threads, async-waits}."""
+    if not isinstance(raw, dict):
+        raise UserError(f"{where} must be a table of workload = {{ ... }}")
+    for workload, table in raw.items():
+        here = f"{where}.{workload}"
+        if not isinstance(table, dict):
+            raise UserError(f"{here} must be a table")
+        spec = workloads.get(str(workload))
+        waits = [p.name[:-3] for p in spec.params if p.name.endswith("-ms")]
+        for key, value in table.items():
+            if key not in budget.KEYS:
+                raise UserError(f"{here}: unknown key {key!r}; known: {', '.join(budget.KEYS)}")
+            if key == "async-waits":
+                ok = isinstance(value, list) and all(w in waits for w in value)
+            else:
+                ok = (isinstance(value, int) and not isinstance(value, bool) and value > 0) or (
+                    isinstance(value, str) and bool(budget.SCALED.match(value)))
+            if not ok:
+                want = f"a list of {', '.join(waits)}" if key == "async-waits" else \
+                    'a positive number, "pool-size" or "N*pool-size"'
+                raise UserError(f"{here}.{key} = {value!r} is not valid: {want}")
+    return {str(k): dict(v) for k, v in raw.items()}
 
 
 SERVER_STACKS = ("standard", "minimal")

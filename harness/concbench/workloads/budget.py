@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from concbench.errors import UserError
 
-_SCALED = re.compile(r"^(?:(\d+)\s*\*\s*)?pool-size$")
+SCALED = re.compile(r"^(?:(\d+)\s*\*\s*)?pool-size$")
 KEYS = ("request-threads", "async-threads", "async-waits")
 
 
@@ -43,7 +42,7 @@ def _threads(value: Any, params: Mapping[str, Any]) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    match = _SCALED.match(str(value))
+    match = SCALED.match(str(value))
     scale = int(match.group(1) or 1) if match else 1
     return scale * int(params["pool-size"]) if "pool-size" in params else None
 
@@ -58,30 +57,3 @@ def resolve(table: Mapping[str, Any] | None, pooled: bool,
     if pooled:
         return ThreadBudget(request_threads=_threads("pool-size", params))
     return UNBOUNDED
-
-
-def check_table(raw: Any, where: str) -> dict[str, dict[str, Any]]:
-    """Validate `[contenders.X.budget]`: workload → {request-threads, async-threads, async-waits}."""
-    if not isinstance(raw, dict):
-        raise UserError(f"{where} must be a table of workload = {{ ... }}")
-    from concbench import workloads
-
-    for workload, table in raw.items():
-        here = f"{where}.{workload}"
-        if not isinstance(table, dict):
-            raise UserError(f"{here} must be a table")
-        spec = workloads.get(str(workload))
-        waits = [p.name[:-3] for p in spec.params if p.name.endswith("-ms")]
-        for key, value in table.items():
-            if key not in KEYS:
-                raise UserError(f"{here}: unknown key {key!r}; known: {', '.join(KEYS)}")
-            if key == "async-waits":
-                ok = isinstance(value, list) and all(w in waits for w in value)
-            else:
-                ok = (isinstance(value, int) and not isinstance(value, bool) and value > 0) or (
-                    isinstance(value, str) and bool(_SCALED.match(value)))
-            if not ok:
-                want = f"a list of {', '.join(waits)}" if key == "async-waits" else \
-                    'a positive number, "pool-size" or "N*pool-size"'
-                raise UserError(f"{here}.{key} = {value!r} is not valid: {want}")
-    return {str(k): dict(v) for k, v in raw.items()}
