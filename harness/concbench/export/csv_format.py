@@ -1,4 +1,8 @@
-"""CSV export: one row per cell, medians and spread in SI units (seconds, bytes)."""
+"""CSV export: one row per cell, medians and spread in SI units (seconds, bytes).
+
+Two groups of columns are there only when they have something to say (docs/contract.md,
+"The CSV"): LIMIT_COLUMNS when some cell ran under --cpus / --memory, STACK_COLUMNS when some
+server cell recorded its HTTP stack; their names and order are fixed."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import csv
 import io
 import json
 
+from concbench.report import cgroup_columns, runtime_saw, stack
 from concbench.resultset.model import CellResult, ResultsDocument
 
 SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency_p999_ms",
@@ -19,6 +24,15 @@ COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s
            "efficiency", "throughput_per_s", "throughput_unit", "peak_rss_bytes",
            "peak_threads", "cpu_s", *SERVER_COLUMNS, "cold_median_s")
 
+LIMIT_COLUMNS = ("limit_cpus", "limit_memory_bytes", "cgroup_throttled_ns_per_unit",
+                 "cgroup_throttled_percent", "cgroup_throttled_ms", "cgroup_throttled_s",
+                 "cgroup_peak_bytes", "cgroup_oom_kills", "cgroup_oom_ended_runs",
+                 "cgroup_runs", "runtime_cpus", "runtime_saw")
+"""Runs under limits: the limits written, the cgroup_* medians of the ok runs (the cell's
+stats), the kernel's OOM kills summed over every run with the runs it ended (mem-limit) out
+of the runs with a cgroup, and what the runtime saw (report.runtime_saw)."""
+
+STACK_COLUMNS = ("server_stack",)
 
 
 def _num(v: float | None, digits: int = 6) -> str:
@@ -42,10 +56,28 @@ def _row(cell: CellResult) -> list[str]:
             *(median(key) for key in SERVER_COLUMNS), median("cold_s")]
 
 
+def _limit_row(cell: CellResult) -> list[str]:
+    cpus, memory = cgroup_columns.limits(cell)
+    oom = cgroup_columns.oom(cell)
+    seen = runtime_saw.seen(cell)
+
+    def median(metric: str) -> str:
+        s = cell.stats.get(metric)
+        return _num(s.median, 15) if s else ""
+
+    return [_num(cpus), "" if memory is None else str(memory),
+            *(median(k) for k in LIMIT_COLUMNS[2:7]),
+            *((str(oom.kills), str(oom.ended), str(oom.runs)) if oom.runs else ("", "", "")),
+            runtime_saw.cpus(cell), "; ".join(f"{k}={v}" for k, v in seen.items())]
+
+
 def serialize(doc: ResultsDocument) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    limited, stacks = cgroup_columns.applies(doc.cells), stack.applies(doc.cells)
+    writer.writerow([*COLUMNS, *(LIMIT_COLUMNS if limited else ()),
+                     *(STACK_COLUMNS if stacks else ())])
     for cell in doc.cells:
-        writer.writerow(_row(cell))
+        writer.writerow([*_row(cell), *(_limit_row(cell) if limited else ()),
+                         *((stack.of(cell) or "",) if stacks else ())])
     return out.getvalue().encode()

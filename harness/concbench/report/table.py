@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from concbench.report import flags, server_table, units
+from concbench.report import cgroup_columns, flags, server_table, stack, units
 from concbench.resultset.model import CellResult
 
 
@@ -22,10 +22,10 @@ class Table:
     """Parameters equal in every row (shown above the table)."""
 
 
-OPTIONAL = ("JVM threads live / non-daemon", "cold (1st iteration)", "start-up", "warm-up",
+OPTIONAL = ("limits", "JVM threads live / non-daemon", "cold (1st iteration)", "start-up", "warm-up",
             "CPU s", "p99.9", "max", "gen CPU", "p50", "peak threads", "threads",
             "efficiency", "server CPU", "throughput", "errors", "± SE", "fixed part", "sizes",
-            "R²")
+            "R²", "runtime saw", "cgroup peak")
 """Columns a narrow terminal may leave out, the first first (every other view keeps them):
 the figures the summary and the other columns do not rest on."""
 
@@ -87,18 +87,28 @@ def _row(cell: CellResult, varying: list[str], ref_time: float | None,
     return (*head, *cols, status[:160])
 
 
+def _with_limits(row: tuple[str, ...], cell: CellResult, limited: bool) -> tuple[str, ...]:
+    """The row with the cgroup columns before its status, in a table run under limits."""
+    return (*row[:-1], *cgroup_columns.row(cell), row[-1]) if limited else row
+
+
 def _server_table(workload: str, group: list[CellResult], varying: list[str]) -> Table:
-    headers = ("contender", *varying, *server_table.HEADERS[:2],
-               server_table.versus_header(group), *server_table.HEADERS[2:], "status")
+    with_stack, limited = stack.applies(group), cgroup_columns.applies(group)
+    headers = ("contender", *((stack.HEADER,) if with_stack else ()), *varying,
+               *server_table.HEADERS[:2], server_table.versus_header(group),
+               *server_table.HEADERS[2:], *(cgroup_columns.HEADERS if limited else ()),
+               "status")
     rows = []
     for cell in group:
-        head = [cell.contender, *(str(cell.params.get(k)) for k in varying)]
+        head = [cell.contender, *((stack.cell(cell),) if with_stack else ()),
+                *(str(cell.params.get(k)) for k in varying)]
         status = cell.status if cell.status == "ok" else f"{cell.status}: {cell.reason or ''}"
         if any(w.startswith("generator-bound") for w in cell.warnings):
             status += ", generator-bound"
         status += "".join(f", {f.label}" for f in flags.cell_flags(cell.warnings, "requests/s")
                           if f.unranked)
-        rows.append((*head, *server_table.row(cell, group), status[:160]))
+        rows.append(_with_limits((*head, *server_table.row(cell, group), status[:160]), cell,
+                                 limited))
     fixed = {k: v for k, v in group[0].params.items() if k not in varying}
     return Table(workload, headers, tuple(rows), fixed)
 
@@ -121,8 +131,11 @@ def tables(cells: Iterable[CellResult], reference: str | None = None) -> list[Ta
                    "throughput", "peak RSS", "peak threads",
                    *(("JVM threads live / non-daemon",) if with_jvm else ()), "CPU s", "n",
                    *((f"vs {reference}",) if with_ref else ()), "status")
-        rows = tuple(_row(c, varying, _reference_time(group, c, reference) if reference else None,
-                          with_ref, with_jvm, with_cold) for c in group)
+        limited = cgroup_columns.applies(group)
+        headers = (*headers[:-1], *(cgroup_columns.HEADERS if limited else ()), headers[-1])
+        rows = tuple(_with_limits(_row(c, varying, _reference_time(group, c, reference)
+                                       if reference else None, with_ref, with_jvm, with_cold),
+                                  c, limited) for c in group)
         fixed = {k: v for k, v in group[0].params.items() if k not in varying}
         found.append(Table(workload, headers, rows, fixed))
     return found
