@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from concbench.compare import RatioTest, ratio_test
-from concbench.report import flags as flag_rules
+from concbench.report import flags as flag_rules, stack
 from concbench.report.flags import Flag
 from concbench.report.views import SERVER_PREFIX, by_workload, headline, varying
 from concbench.resultset.model import CellResult
@@ -126,6 +126,13 @@ class Standing:
     like_previous: bool = False
     """Indistinguishable from the contender before it in the standings (no test at α = 0.05
     separates them): the two are not ranked against each other."""
+    stack: str | None = None
+    """A server's HTTP stack (report.stack), named beside it; None for batch cells."""
+
+    @property
+    def name(self) -> str:
+        """The contender as the summary names it: "go (standard)" for a server."""
+        return f"{self.contender} ({self.stack})" if self.stack else self.contender
 
     @property
     def ranked(self) -> bool:
@@ -210,7 +217,7 @@ def _held(cell: CellResult, metric: SummaryMetric, samples: list[float], why: Fl
     """A cell left out of the ranking: its figure kept, no ratio, no rank, the flag as status."""
     return Standing(cell.contender, why.label, why.text, _figure(cell, metric, samples),
                     len(samples), None, None, None, False,
-                    tuple(_flags(cell, metric, len(samples))))
+                    tuple(_flags(cell, metric, len(samples))), stack=stack.of(cell))
 
 
 def summarize_case(cells: list[CellResult], metric: SummaryMetric,
@@ -230,11 +237,11 @@ def summarize_case(cells: list[CellResult], metric: SummaryMetric,
             cell.contender, cell.status, cell.reason, _figure(cell, metric, samples),
             len(samples), test.ratio if test else 1.0, test.ci95 if test else None,
             _rank(i, all_samples, lower), _same(test), tuple(_flags(cell, metric, len(samples))),
-            _same(previous)))
+            _same(previous), stack.of(cell)))
     standings += held
     done = {s.contender for s in standings}
     standings += [Standing(c.contender, c.status if c.status != "ok" else "no data", c.reason,
-                           None, 0, None, None, None, False, ())
+                           None, 0, None, None, None, False, (), stack=stack.of(c))
                   for c in cells if c.contender not in done]
     common, standings = _lift_common(standings)
     unit = next((c.metadata.get("throughput_unit", "") for c in cells), "")

@@ -20,6 +20,7 @@ METHOD = ("ratio of geometric means with a Welch interval on the logarithms, as 
 @dataclass(frozen=True)
 class Item:
     contender: str
+    """The contender as named in the summary: a server with its stack, "go (standard)"."""
     kind: str
     """leader | ranked | held (a figure left out of the ranking: unsettled, not steady) |
     failed."""
@@ -75,15 +76,15 @@ def items(case: CaseSummary) -> list[Item]:
     found = []
     for i, s in enumerate(case.standings):
         if not s.ranked and s.figure is not None:
-            found.append(Item(s.contender, "held", figure(case, s.figure), "", "", s.flags,
+            found.append(Item(s.name, "held", figure(case, s.figure), "", "", s.flags,
                               "·" if i else "", s.reason or ""))
         elif not s.ranked:
-            found.append(Item(s.contender, "failed", s.status, "", "", (), "·" if i else "",
+            found.append(Item(s.name, "failed", s.status, "", "", (), "·" if i else "",
                               s.reason or ""))
         elif i == 0:
-            found.append(Item(s.contender, "leader", figure(case, s.figure), "", "", s.flags, ""))
+            found.append(Item(s.name, "leader", figure(case, s.figure), "", "", s.flags, ""))
         else:
-            found.append(Item(s.contender, "ranked", ratio(s.ratio or 1.0), _interval(s.ci95),
+            found.append(Item(s.name, "ranked", ratio(s.ratio or 1.0), _interval(s.ci95),
                               _spread(s), s.flags, "≈" if s.like_previous else "·"))
     return found
 
@@ -204,11 +205,11 @@ def _margin(case: CaseSummary) -> str:
     failed = [s for s in case.standings if s.figure is None]
     text = ""
     if rest and rest[0].tied:
-        text = f" ≈ {rest[0].contender} ({ratio(rest[0].ratio or 1)}, not told apart)"
+        text = f" ≈ {rest[0].name} ({ratio(rest[0].ratio or 1)}, not told apart)"
     elif rest:
-        text = f", {ratio(rest[0].ratio or 1)} ahead of {rest[0].contender}"
+        text = f", {ratio(rest[0].ratio or 1)} ahead of {rest[0].name}"
     if len(failed) == 1:
-        text += f"; ✗ {failed[0].contender}: {failed[0].status}"
+        text += f"; ✗ {failed[0].name}: {failed[0].status}"
     elif failed:
         text += f"; ✗ {len(failed)} without a figure"
     return text
@@ -218,7 +219,7 @@ def _glance_cell(case: CaseSummary) -> GlanceCell | None:
     lead = case.leader
     if lead is None:
         return None
-    return GlanceCell(lead.contender, figure(case, lead.figure), _margin(case),
+    return GlanceCell(lead.name, figure(case, lead.figure), _margin(case),
                       lead.flags + case.common)
 
 
