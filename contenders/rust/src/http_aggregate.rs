@@ -4,8 +4,12 @@
 //! on a `#[derive(Serialize)]` struct, `Content-Type: application/json`).
 //!
 //! Downstream calls: `inproc` = `tokio::time::sleep`; `http` = a GET to the
-//! latency backend with one shared `reqwest::Client` (its connection pool is
-//! unbounded per host), the whole body read, anything but 200 → 502.
+//! latency backend with one shared `reqwest::Client` (rust-tokio) or hyper-util's
+//! legacy `Client` (rust-hyper; the pool reqwest wraps), either pool unbounded
+//! per host, the whole body read, anything but 200 → 502.
+//!
+//! The id is a decimal integer ≥ 1 (digits only); any other `/user/…` is a path
+//! the contract does not define, so it gets the same empty 404 as an unknown path.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::Arc;
@@ -16,6 +20,12 @@ use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::get;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper::Uri;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use reqwest::Url;
 use serde::Serialize;
 use tokio::time::sleep;
@@ -34,8 +44,9 @@ pub const PARAMS: &[&str] = &[
     "pool-size",
 ];
 
-/// The exact version pinned with `=` in Cargo.toml.
+/// The exact versions pinned with `=` in Cargo.toml.
 const REQWEST_VERSION: &str = "0.13.5";
+const HYPER_UTIL_VERSION: &str = "0.1.21";
 
 // The seed's model: base gives the id, detail the name/age/sex, extra the
 // phone/level; the handler assembles the `User` it answers.
@@ -51,7 +62,7 @@ struct UserExtra {
 }
 
 #[derive(Serialize)]
-struct User {
+pub struct User {
     id: u64,
     name: String,
     age: u32,
@@ -68,13 +79,24 @@ enum Call {
     Extra = 2,
 }
 
+/// Which HTTP client makes the downstream calls when `downstream=http`.
+#[derive(Clone, Copy)]
+pub enum ClientKind {
+    /// reqwest (rust-tokio: the client an axum service uses).
+    Reqwest,
+    /// hyper-util's legacy pooled `Client` over `HttpConnector` (rust-hyper).
+    Hyper,
+}
+
 // Made once and shared behind an Arc, so the variants' size difference is moot.
 #[allow(clippy::large_enum_variant)]
-enum Downstream {
+pub enum Downstream {
     /// `tokio::time::sleep` of each call's delay.
     InProc([Duration; 3]),
     /// `GET http://<backend-host>:<backend-port>/delay/<ms>`, URLs parsed once.
     Http(reqwest::Client, [Url; 3]),
+    /// The same GETs with hyper-util's legacy client, URIs parsed once.
+    Hyper(HyperClient<HttpConnector, Empty<Bytes>>, [Uri; 3]),
 }
 
 impl Downstream {
@@ -95,6 +117,18 @@ impl Downstream {
                     return Err(StatusCode::BAD_GATEWAY);
                 }
                 response.bytes().await.map_err(bad_gateway)?; // the whole body
+                Ok(())
+            }
+            Downstream::Hyper(client, uris) => {
+                let response = client
+                    .get(uris[call as usize].clone())
+                    .await
+                    .map_err(|_| StatusCode::BAD_GATEWAY)?;
+                if response.status() != StatusCode::OK {
+                    return Err(StatusCode::BAD_GATEWAY);
+                }
+                let body = response.into_body().collect().await; // the whole body
+                body.map_err(|_| StatusCode::BAD_GATEWAY)?;
                 Ok(())
             }
         }
@@ -123,21 +157,38 @@ impl Downstream {
     }
 }
 
-async fn user(
-    State(downstream): State<Arc<Downstream>>,
-    Path(id): Path<u64>,
-) -> Result<Json<User>, StatusCode> {
+/// The id of `/user/{id}`: ASCII digits only (no sign, no spaces), ≥ 1, fits a u64.
+pub fn parse_id(s: &str) -> Option<u64> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<u64>().ok().filter(|&id| id >= 1)
+}
+
+/// The handler's work, shared by the axum and the bare hyper servers: base, then
+/// detail and extra concurrently in this task (`tokio::join!`, no spawn).
+pub async fn user_of(downstream: &Downstream, id: u64) -> Result<User, StatusCode> {
     let id = downstream.base(id).await?;
     let (detail, extra) = tokio::join!(downstream.detail(id), downstream.extra(id));
     let (detail, extra) = (detail?, extra?);
-    Ok(Json(User {
+    Ok(User {
         id,
         name: detail.name,
         age: detail.age,
         sex: detail.sex,
         phone: extra.phone,
         level: extra.level,
-    }))
+    })
+}
+
+/// axum's handler. The id is taken as a String and parsed by `parse_id`: `Path<u64>`
+/// would answer a non-number with axum's 400 and take `0` or `+5`.
+async fn user(
+    State(downstream): State<Arc<Downstream>>,
+    Path(id): Path<String>,
+) -> Result<Json<User>, StatusCode> {
+    let id = parse_id(&id).ok_or(StatusCode::NOT_FOUND)?;
+    Ok(Json(user_of(&downstream, id).await?))
 }
 
 pub struct HttpAggregate {
@@ -169,12 +220,23 @@ impl HttpAggregate {
 
     /// The router and the ready line's extra keys. Called inside the runtime.
     pub fn router(&self) -> (Router, Vec<(&'static str, String)>) {
-        let (downstream, info) = match self.backend {
-            None => (
+        let (downstream, info) = self.downstream(ClientKind::Reqwest);
+        let router = Router::new()
+            .route("/user/{id}", get(user))
+            .with_state(downstream);
+        (router, info)
+    }
+
+    /// The downstream calls (with `client` for `downstream=http`) and the ready
+    /// line's extra keys. Called inside the runtime.
+    pub fn downstream(&self, client: ClientKind) -> (Arc<Downstream>, Vec<(&'static str, String)>) {
+        let (downstream, info) = match (self.backend, client) {
+            (None, _) => (
                 Downstream::InProc(self.delays.map(Duration::from_millis)),
                 vec![("downstream", "inproc".to_string())],
             ),
-            Some(backend) => {
+            (Some(backend), ClientKind::Hyper) => hyper_downstream(backend, self.delays),
+            (Some(backend), ClientKind::Reqwest) => {
                 // reqwest's defaults kept: pool_max_idle_per_host = usize::MAX and no
                 // cap on open connections per host (unbounded), pool_idle_timeout
                 // 90 s, TCP_NODELAY on, no timeouts. no_proxy(): the backend is reached
@@ -196,9 +258,34 @@ impl HttpAggregate {
                 )
             }
         };
-        let router = Router::new()
-            .route("/user/{id}", get(user))
-            .with_state(Arc::new(downstream));
-        (router, info)
+        (Arc::new(downstream), info)
     }
+}
+
+/// rust-hyper's client: hyper-util's legacy `Client` with its defaults (the ones
+/// reqwest keeps): pool_max_idle_per_host = usize::MAX, no cap on open connections
+/// per host, idle timeout 90 s (pruned by the `TokioTimer`, as reqwest sets it);
+/// `HttpConnector` with TCP_NODELAY (as reqwest sets it), an IP literal needs no
+/// resolver; HTTP/1.1 only, no proxy, no timeouts.
+fn hyper_downstream(
+    backend: SocketAddrV4,
+    delays: [u64; 3],
+) -> (Downstream, Vec<(&'static str, String)>) {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    let client = HyperClient::builder(TokioExecutor::new())
+        .pool_timer(TokioTimer::new())
+        .build(connector);
+    let uris = delays.map(|ms| {
+        format!("http://{backend}/delay/{ms}")
+            .parse::<Uri>()
+            .unwrap_or_else(|e| crate::fail(&format!("backend URI: {e}")))
+    });
+    let pool = format!(
+        "hyper-util {HYPER_UTIL_VERSION} legacy Client: unbounded per host, idle timeout 90 s"
+    );
+    (
+        Downstream::Hyper(client, uris),
+        vec![("downstream", "http".to_string()), ("client_pool", pool)],
+    )
 }

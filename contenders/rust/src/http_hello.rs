@@ -15,7 +15,7 @@ use crate::Params;
 pub const PARAMS: &[&str] = &["port", "bind", "pool-size"];
 
 /// The body, made once (at compile time) and shared by every response.
-static BODY: [u8; 200] = {
+pub static BODY: [u8; 200] = {
     let mut body = [b'x'; 200];
     body[199] = b'\n';
     body

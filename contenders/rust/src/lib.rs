@@ -17,6 +17,7 @@ mod channel;
 mod fanout;
 mod http_aggregate;
 mod http_hello;
+mod hyper_server;
 mod ring;
 mod server;
 mod skynet;
@@ -38,7 +39,7 @@ pub type Objects = Vec<(&'static str, Fields)>;
 fn usage(msg: &str) -> ! {
     eprintln!("concbench-tokio: {msg}");
     eprintln!(
-        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel|ring|skynet> --<param>=<value>… --warmup=<W> --iterations=<N>\n       concbench-tokio <http-hello|http-aggregate> --port=<P> --<param>=<value>…"
+        "usage: concbench-tokio <fanout|sleep-tasks|spawn-idle|channel|ring|skynet> --<param>=<value>… --warmup=<W> --iterations=<N>\n       concbench-tokio [--server=axum|hyper] <http-hello|http-aggregate> --port=<P> --<param>=<value>…"
     );
     exit(2);
 }
@@ -202,7 +203,8 @@ pub fn main() {
         exit(1);
     }));
 
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let stack = server_stack(&mut args);
     let Some(name) = args.first() else {
         usage("no workload given")
     };
@@ -215,14 +217,17 @@ pub fn main() {
         "skynet" => skynet::PARAMS,
         "http-hello" => {
             let p = params(&args, http_hello::PARAMS);
-            return serve(Server::Hello(http_hello::HttpHello::new(&p)));
+            return serve(Server::Hello(http_hello::HttpHello::new(&p)), stack);
         }
         "http-aggregate" => {
             let p = params(&args, http_aggregate::PARAMS);
-            return serve(Server::Aggregate(http_aggregate::HttpAggregate::new(&p)));
+            return serve(Server::Aggregate(http_aggregate::HttpAggregate::new(&p)), stack);
         }
         other => usage(&format!("unknown workload {other:?}")),
     };
+    if stack.is_some() {
+        usage("--server applies only to the http-* workloads");
+    }
     let mut expected = workload_params.to_vec();
     expected.extend(["warmup", "iterations"]);
     let p = Params::parse(&args[1..], &expected);
@@ -290,8 +295,32 @@ enum Server {
     Aggregate(http_aggregate::HttpAggregate),
 }
 
+/// The HTTP stack of the servers, chosen by a leading `--server=` argument (the
+/// manifest's `run` of the variant rust-hyper), which is removed from `args`.
+#[derive(Clone, Copy, PartialEq)]
+enum Stack {
+    /// axum's router on hyper (rust-tokio; also the default without the argument).
+    Axum,
+    /// A bare hyper service with hand-matched paths (rust-hyper, `hyper_server.rs`).
+    Hyper,
+}
+
+fn server_stack(args: &mut Vec<String>) -> Option<Stack> {
+    let value = args.first()?.strip_prefix("--server=")?;
+    let stack = match value {
+        "axum" => Stack::Axum,
+        "hyper" => Stack::Hyper,
+        other => usage(&format!("--server={other}: want axum or hyper")),
+    };
+    args.remove(0);
+    Some(stack)
+}
+
 /// Run a server until SIGTERM; returning from `main` then exits 0.
-fn serve(server: Server) {
+fn serve(server: Server, stack: Option<Stack>) {
+    if stack == Some(Stack::Hyper) {
+        return serve_hyper(server);
+    }
     runtime().block_on(async {
         let (bind, port, router, info) = match &server {
             Server::Hello(s) => (s.bind, s.port, s.router(), Vec::new()),
@@ -301,6 +330,21 @@ fn serve(server: Server) {
             }
         };
         server::serve(bind, port, router, &info).await;
+    });
+}
+
+/// rust-hyper: the same workloads and downstream as `serve`, on a bare hyper service
+/// whose downstream=http calls go through hyper-util's client.
+fn serve_hyper(server: Server) {
+    runtime().block_on(async {
+        let (bind, port, app, info) = match &server {
+            Server::Hello(s) => (s.bind, s.port, hyper_server::App::Hello, Vec::new()),
+            Server::Aggregate(s) => {
+                let (downstream, info) = s.downstream(http_aggregate::ClientKind::Hyper);
+                (s.bind, s.port, hyper_server::App::Aggregate(downstream), info)
+            }
+        };
+        hyper_server::serve(bind, port, app, &info).await;
     });
 }
 
