@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from concbench import manifest
+from concbench import manifest, verify
 from concbench.errors import UserError
 
 BASE = """
@@ -141,3 +141,39 @@ workloads = ["fanout"]
         path.write_text(server.replace('server_stack = "minimal"\n', bad))
         with pytest.raises(UserError, match="server_stack must be one of 'standard', 'minimal'"):
             manifest.load_manifest(path)
+
+
+def test_a_variant_is_verified_where_it_differs_unless_it_is_named(tmp_path):
+    path = _write(tmp_path, BASE + """
+[contenders.base-tuned]
+variant_of = "base"
+run = ["x"]
+workloads = ["sleep-tasks", "fanout"]
+differs_on = ["fanout"]
+
+[contenders.base-engine]
+variant_of = "base"
+run = ["x", "--engine=other"]
+workloads = ["sleep-tasks", "fanout"]
+""")
+    found = {c.name: c for c in manifest.load_manifest(path)}
+
+    def planned(names: list[str]) -> set[tuple[str, str]]:
+        return {(c.contender.name, c.spec.name) for c in verify.plan(found, names, []).cells}
+
+    everything = planned([])
+    assert ("base-tuned", "fanout") in everything
+    assert ("base-tuned", "sleep-tasks") not in everything, "the base's code, checked as base"
+    assert {("base-engine", "fanout"), ("base-engine", "sleep-tasks")} <= everything
+    assert {w for n, w in planned(["base-tuned"])} == {"fanout", "sleep-tasks"}
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('variant_of = "base"\nworkloads = ["fanout"]\ndiffers_on = ["ring"]', "not ring"),
+    ('variant_of = "base"\nworkloads = ["fanout"]\ndiffers_on = []', "not none"),
+    ('workloads = ["fanout"]\ndiffers_on = ["fanout"]', "only a variant"),
+])
+def test_differs_on_names_some_of_the_variants_own_workloads(tmp_path, entry, message):
+    path = _write(tmp_path, BASE + f"\n[contenders.v]\nrun = [\"x\"]\n{entry}\n")
+    with pytest.raises(UserError, match=message):
+        manifest.load_manifest(path)

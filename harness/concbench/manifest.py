@@ -55,6 +55,12 @@ class Contender:
 
     budgets: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
     """Batch workloads: the style's thread budget beyond `pooled` (workloads/budget.py)."""
+    differs_on: tuple[str, ...] = ()
+    """A variant: the workloads where it takes a path its base's checks do not cover (other
+    code, another runtime flavour or binary); `verify` checks it there only. A variant that
+    only sizes or tunes the same code (GOMAXPROCS, heap limits) names the one workload it was
+    made for, which proves the runtime starts and answers right with its settings. Default:
+    all its workloads."""
     server_stack: str | None = None
     """Servers: "standard" (the ecosystem's own HTTP stack: a full parser and header map, as
     users deploy it) or "minimal" (a hand-written loop that parses only what the workloads
@@ -167,6 +173,7 @@ def load_manifest(path: Path) -> list[Contender]:
             env=_env(entry.get("env", {}), f"{where}.env"),
             budgets=check_budget_table(entry.get("budget", {}), f"{where}.budget"),
             server_stack=_server_stack(entry, base, f"{where}.server_stack"),
+            differs_on=_differs_on(entry, base, f"{where}.differs_on"),
         )
     return list(contenders.values())
 
@@ -215,6 +222,20 @@ def check_budget_table(raw: Any, where: str) -> dict[str, dict[str, Any]]:
                     'a positive number, "pool-size" or "N*pool-size"'
                 raise UserError(f"{here}.{key} = {value!r} is not valid: {want}")
     return {str(k): dict(v) for k, v in raw.items()}
+
+
+def _differs_on(entry: dict[str, Any], base: Contender | None, where: str) -> tuple[str, ...]:
+    own = _strings(entry.get("workloads", []), where.rpartition(".")[0] + ".workloads")
+    if "differs_on" not in entry:
+        return own
+    if base is None:
+        raise UserError(f"{where}: only a variant (variant_of) names where it differs")
+    named = _strings(entry["differs_on"], where)
+    stray = [w for w in named if w not in own]
+    if not named or stray:
+        raise UserError(f"{where} must name some of the variant's own workloads "
+                        f"({', '.join(own)}), not {', '.join(stray) or 'none'}")
+    return named
 
 
 SERVER_STACKS = ("standard", "minimal")

@@ -1,5 +1,7 @@
 """`verify`: every contender × workload at small sizes, each result checked (TechEmpower's
-verify mode). One process per cell with one warm-up and one measured iteration."""
+verify mode). One process per cell with one warm-up and one measured iteration. A variant is
+checked on the workloads where it differs from its base (manifest `differs_on`) unless it is
+named."""
 
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ def plan(contenders: dict[str, Contender], names: list[str], wl_names: list[str]
     for contender in contenders.values():
         if names and contender.name not in names:
             continue
-        for wl in contender.workloads:
+        # named: everything it runs; otherwise a variant where it differs from its base
+        for wl in contender.workloads if contender.name in names else contender.differs_on:
             if wl_names and wl not in wl_names:
                 continue
             if wl not in workloads.WORKLOADS:
