@@ -43,7 +43,7 @@ type userInfo struct {
 // A call is one downstream call; it returns when the downstream has answered.
 type call func(ctx context.Context) error
 
-func newAggregate(p params) (server, error) {
+func newAggregate(p params, st stack) (server, error) {
 	port, err := p.port()
 	if err != nil {
 		return server{}, err
@@ -77,16 +77,28 @@ func newAggregate(p params) (server, error) {
 		if backendPort < 1 || backendPort > 65535 {
 			return server{}, fmt.Errorf("--backend-port=%d: want a TCP port for --downstream=http", backendPort)
 		}
+		addr := net.JoinHostPort(backendHost, strconv.Itoa(backendPort))
+		prefix := "http://" + addr + "/delay/"
+		urls := make([]string, 3)
+		for i := range urls {
+			urls[i] = prefix + strconv.FormatInt(d[i].Milliseconds(), 10)
+		}
+		if st == stackFasthttp {
+			client := newFastBackendClient(addr)
+			base, detail, extra = fastCall(client, urls[0]), fastCall(client, urls[1]), fastCall(client, urls[2])
+			info["client_pool"] = map[string]any{"client": "fasthttp.HostClient", "max_conns": fastMaxConns}
+			break
+		}
 		client := newBackendClient()
-		prefix := "http://" + net.JoinHostPort(backendHost, strconv.Itoa(backendPort)) + "/delay/"
-		base = httpCall(client, prefix+strconv.FormatInt(d[0].Milliseconds(), 10))
-		detail = httpCall(client, prefix+strconv.FormatInt(d[1].Milliseconds(), 10))
-		extra = httpCall(client, prefix+strconv.FormatInt(d[2].Milliseconds(), 10))
+		base, detail, extra = httpCall(client, urls[0]), httpCall(client, urls[1]), httpCall(client, urls[2])
 		info["client_pool"] = map[string]any{"max_idle_conns_per_host": maxIdlePerHost, "max_conns_per_host": "unbounded"}
 	default:
 		return server{}, fmt.Errorf("--downstream=%s: want inproc or http", *p["downstream"])
 	}
 
+	if st == stackFasthttp {
+		return server{bind: bind, port: port, fast: fastAggregate(base, detail, extra), info: info}, nil
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /user/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, ok := parseID(r.PathValue("id"))
@@ -94,24 +106,9 @@ func newAggregate(p params) (server, error) {
 			http.NotFound(w, r)
 			return
 		}
-		ctx := r.Context()
-		if err := base(ctx); err != nil {
-			http.Error(w, "base: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		var wg sync.WaitGroup
-		var detailErr, extraErr error
-		wg.Add(2)
-		go func() { defer wg.Done(); detailErr = detail(ctx) }()
-		go func() { defer wg.Done(); extraErr = extra(ctx) }()
-		wg.Wait()
-		if err := errors.Join(detailErr, extraErr); err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		body, err := json.Marshal(userInfo{id, "User-" + strconv.FormatInt(id, 10), 25, 1, "13800138000", "VIP会员"})
+		body, status, err := aggregateUser(r.Context(), id, base, detail, extra)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+			http.Error(w, err.Error(), status)
 			return
 		}
 		h := w.Header()
@@ -120,6 +117,30 @@ func newAggregate(p params) (server, error) {
 		w.Write(body)
 	})
 	return server{bind: bind, port: port, handler: mux, info: info}, nil
+}
+
+// aggregateUser is the handler's work: base on the handler goroutine, then
+// detail and extra each in its own goroutine joined by a sync.WaitGroup, then
+// the JSON body. On failure it returns the status to answer (502, or 500 if
+// the encoding failed) and the error.
+func aggregateUser(ctx context.Context, id int64, base, detail, extra call) ([]byte, int, error) {
+	if err := base(ctx); err != nil {
+		return nil, http.StatusBadGateway, fmt.Errorf("base: %w", err)
+	}
+	var wg sync.WaitGroup
+	var detailErr, extraErr error
+	wg.Add(2)
+	go func() { defer wg.Done(); detailErr = detail(ctx) }()
+	go func() { defer wg.Done(); extraErr = extra(ctx) }()
+	wg.Wait()
+	if err := errors.Join(detailErr, extraErr); err != nil {
+		return nil, http.StatusBadGateway, err
+	}
+	body, err := json.Marshal(userInfo{id, "User-" + strconv.FormatInt(id, 10), 25, 1, "13800138000", "VIP会员"})
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	return body, http.StatusOK, nil
 }
 
 // parseID accepts a decimal integer ≥ 1 (digits only, fits in int64).

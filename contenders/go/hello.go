@@ -4,13 +4,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/valyala/fasthttp"
 )
 
 // http-hello (seed 004): GET /hello answers 200 with a fixed 200-byte body.
 
 var helloParams = []string{"port", "bind", "pool-size"}
 
-func newHello(p params) (server, error) {
+func newHello(p params, st stack) (server, error) {
 	port, err := p.port()
 	if err != nil {
 		return server{}, err
@@ -24,6 +26,9 @@ func newHello(p params) (server, error) {
 	}
 	body := []byte(strings.Repeat("x", 199) + "\n") // built once at start-up
 	length := strconv.Itoa(len(body))
+	if st == stackFasthttp {
+		return server{bind: bind, port: port, fast: fastHello(body)}, nil
+	}
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, _ *http.Request) {
@@ -33,4 +38,21 @@ func newHello(p params) (server, error) {
 		w.Write(body)
 	})
 	return server{bind: bind, port: port, handler: mux}, nil
+}
+
+// fastHello is http-hello on fasthttp: the path matched by hand; the body is
+// set without a copy (SetBodyRaw: it is never modified), fasthttp adds
+// Content-Length.
+func fastHello(body []byte) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		switch {
+		case string(ctx.Path()) != "/hello":
+			fastNotFound(ctx)
+		case !ctx.IsGet() && !ctx.IsHead():
+			fastMethodNotAllowed(ctx)
+		default:
+			ctx.SetContentType("text/plain; charset=utf-8")
+			ctx.Response.SetBodyRaw(body)
+		}
+	}
 }

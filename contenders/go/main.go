@@ -4,7 +4,10 @@
 // SIGTERM. As docs/contract.md specifies:
 //
 //	concbench-go <workload> --<param>=<value> … --warmup=<W> --iterations=<N>
-//	concbench-go http-<name> --port=<P> --<param>=<value> …
+//	concbench-go [--server=net/http|fasthttp] http-<name> --port=<P> --<param>=<value> …
+//
+// A leading --server= picks the servers' HTTP stack (default net/http; the
+// variant go-fasthttp passes --server=fasthttp): the same binary.
 package main
 
 import (
@@ -28,10 +31,18 @@ type runner func(index int) (elapsed time.Duration, result any)
 
 // A workload is either a batch workload (setup) or a server workload (serve).
 type workload struct {
-	params []string                       // every parameter the workload takes; all are required
-	setup  func(p params) (runner, error) // batch: validates the values and builds the runner
-	serve  func(p params) (server, error) // server: validates the values and builds the handler
+	params []string                                 // every parameter the workload takes; all are required
+	setup  func(p params) (runner, error)           // batch: validates the values and builds the runner
+	serve  func(p params, st stack) (server, error) // server: validates the values and builds the handler
 }
+
+// A stack is the HTTP server library the http-* workloads are served with.
+type stack string
+
+const (
+	stackNetHTTP  stack = "net/http" // the standard library (the go contender)
+	stackFasthttp stack = "fasthttp" // valyala/fasthttp (the variant go-fasthttp)
+)
 
 var workloads = map[string]workload{
 	"fanout":         {params: fanoutParams, setup: newFanout},
@@ -100,12 +111,19 @@ func runBatch(run runner, warmup, iterations int) func() error {
 // warmup and iterations for batch workloads) are given, each once, as
 // --name=value. It returns the job to run: the iterations, or the server.
 func parseArgs(args []string) (job func() error, err error) {
+	st, chosen, args, err := serverStack(args)
+	if err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
-		return nil, errors.New("usage: concbench-go <workload> --<param>=<value> … [--warmup=<W> --iterations=<N>]")
+		return nil, errors.New("usage: concbench-go [--server=net/http|fasthttp] <workload> --<param>=<value> … [--warmup=<W> --iterations=<N>]")
 	}
 	w, ok := workloads[args[0]]
 	if !ok {
 		return nil, fmt.Errorf("unknown workload %q", args[0])
+	}
+	if chosen && w.serve == nil {
+		return nil, fmt.Errorf("--server applies only to the http-* workloads, not %s", args[0])
 	}
 	names := w.params
 	if w.setup != nil {
@@ -116,7 +134,7 @@ func parseArgs(args []string) (job func() error, err error) {
 		return nil, err
 	}
 	if w.serve != nil {
-		srv, err := w.serve(p)
+		srv, err := w.serve(p, st)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +153,23 @@ func parseArgs(args []string) (job func() error, err error) {
 		return nil, err
 	}
 	return runBatch(run, warmup, iterations), nil
+}
+
+// serverStack takes a leading --server=<stack> off args; without one the
+// stack is net/http.
+func serverStack(args []string) (st stack, chosen bool, rest []string, err error) {
+	if len(args) == 0 {
+		return stackNetHTTP, false, args, nil
+	}
+	value, ok := strings.CutPrefix(args[0], "--server=")
+	if !ok {
+		return stackNetHTTP, false, args, nil
+	}
+	switch st := stack(value); st {
+	case stackNetHTTP, stackFasthttp:
+		return st, true, args[1:], nil
+	}
+	return "", false, nil, fmt.Errorf("--server=%s: want net/http or fasthttp", value)
 }
 
 // collectParams parses args as --name=value, each name in names exactly once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -13,11 +14,15 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Server workloads (http-*): the standard library's net/http server, no
 // framework, as seed 004 ("net/http default server"). One goroutine per
 // connection (net/http's own model); no access log, nothing per request.
+// The variant go-fasthttp serves the same workloads with valyala/fasthttp
+// (fasthttp_server.go).
 
 // shutdownGrace bounds the graceful Shutdown on SIGTERM; the contract wants the
 // process gone within 5 s, so after this the remaining connections are closed.
@@ -27,8 +32,9 @@ const shutdownGrace = 3 * time.Second
 type server struct {
 	bind    string // --bind: the IPv4 address to listen on
 	port    int
-	handler http.Handler
-	info    map[string]any // extra keys for the ready line's "runtime" object
+	handler http.Handler            // net/http's handler, or nil when fast is set
+	fast    fasthttp.RequestHandler // fasthttp's handler (go-fasthttp)
+	info    map[string]any          // extra keys for the ready line's "runtime" object
 }
 
 type readyLine struct {
@@ -64,6 +70,9 @@ func (s server) run() error {
 	if err != nil {
 		return err
 	}
+	if s.fast != nil {
+		return s.runFasthttp(ln)
+	}
 	srv := &http.Server{
 		Handler: s.handler,
 		// The timeout production net/http servers set (the gosec linter's
@@ -85,14 +94,23 @@ func (s server) run() error {
 		stopped <- err
 	}()
 
-	rt := map[string]any{"cpus": runtime.GOMAXPROCS(0), "go": runtime.Version(), "server": "net/http"}
-	for k, v := range s.info {
-		rt[k] = v
-	}
-	emit(readyLine{"ready", ln.Addr().(*net.TCPAddr).Port, rt})
+	s.emitReady(ln, map[string]any{"server": "net/http"})
 
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return <-stopped // Serve returns at once on Shutdown; wait for it to finish
 }
+
+// emitReady prints the ready line: the port ln listens on, the runtime's CPUs,
+// the Go version, the stack's keys and the workload's.
+func (s server) emitReady(ln net.Listener, stackInfo map[string]any) {
+	rt := map[string]any{"cpus": runtime.GOMAXPROCS(0), "go": runtime.Version()}
+	maps.Copy(rt, stackInfo)
+	maps.Copy(rt, s.info)
+	emit(readyLine{"ready", ln.Addr().(*net.TCPAddr).Port, rt})
+}
+
+// notFound is the body of every 404, net/http's http.NotFound text, which
+// go-fasthttp answers too.
+const notFound = "404 page not found\n"
