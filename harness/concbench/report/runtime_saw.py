@@ -56,10 +56,15 @@ def seen(cell: CellResult) -> dict[str, str]:
     return {name: "/".join(v) for name, v in values.items()}
 
 
+def _shown(name: str, value: str) -> str:
+    return f"{name[:-4]} {value} MiB" if name.endswith(" MiB") else f"{name} {value}"
+
+
 def text(cell: CellResult) -> str:
-    """One line: "GOMAXPROCS 2, GC G1" ("—" when the runs recorded nothing of it)."""
+    """One line: "availableProcessors 1; GC Copy, MarkSweepCompact; max heap 121 MiB" ("—"
+    when the runs recorded nothing of it)."""
     found = seen(cell)
-    return ", ".join(f"{k} {v}" for k, v in found.items()) if found else "—"
+    return "; ".join(_shown(k, v) for k, v in found.items()) if found else "—"
 
 
 def cpus(cell: CellResult) -> str:
