@@ -123,8 +123,8 @@ def test_a_quota_shows_its_limit_throttling_per_unit_and_the_cgroups_peak(burn):
     peak = units.size(stats["cgroup_peak_bytes"]["median"])
     limit = f"{cell['runs'][0]['cgroup']['cpus']:g} CPU"
     row = burn.row("fake-burn-saw")
-    assert (row["limits"], row["throttled per unit (periods)"], row["cgroup peak"],
-            row["OOM kills (kernel)"]) == (limit, throttled, peak, "0")
+    assert (row["limits"], row["throttled (periods)"], row["cgroup peak"],
+            row["OOM kills"]) == (limit, throttled, peak, "0")
     burn.every_view_shows(*cgroup_columns.HEADERS, limit, throttled, peak)
     (line,) = burn.csv
     assert float(line["limit_cpus"]) == cell["runs"][0]["cgroup"]["cpus"]
@@ -160,8 +160,8 @@ def test_a_kernel_oom_kill_shows_with_the_kernels_count(killed):
     shown = f"{kills} (1 of {len(cell['runs'])} runs mem-limit)"
     limit = units.size(cell["runs"][0]["cgroup"]["memory_limit_bytes"])
     row = killed.row("fake-allocate")
-    assert (row["limits"], row["OOM kills (kernel)"]) == (limit, shown)
-    assert row["throttled per unit (periods)"] == "—"  # no CPU quota
+    assert (row["limits"], row["OOM kills"]) == (limit, shown)
+    assert row["throttled (periods)"] == "—"  # no CPU quota
     assert row["cgroup peak"] == "—"  # a failed cell shows its status, not figures
     killed.every_view_shows(shown, limit)
     (line,) = killed.csv
@@ -180,7 +180,7 @@ def test_a_server_under_a_quota_shows_what_its_ready_line_said(bench_factory, wr
     throttled = (f"{nanoseconds(stats['cgroup_throttled_ns_per_unit']['median'])}/request "
                  f"({stats['cgroup_throttled_percent']['median']:.0f}%)")
     row = views.row("fake-server")
-    assert (row["runtime saw"], row["throttled per unit (periods)"]) == (f"cpus {cpus}",
+    assert (row["runtime saw"], row["throttled (periods)"]) == (f"cpus {cpus}",
                                                                          throttled)
     views.every_view_shows(f"cpus {cpus}", throttled, "0.3 CPU")
     assert views.csv[0]["runtime_cpus"] == str(cpus)

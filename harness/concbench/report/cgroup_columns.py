@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from concbench.report import runtime_saw, units
 from concbench.resultset.model import CellResult
 
-HEADERS = ("limits", "throttled per unit (periods)", "cgroup peak", "OOM kills (kernel)",
+HEADERS = ("limits", "throttled (periods)", "cgroup peak", "OOM kills",
            "runtime saw")
 
 
