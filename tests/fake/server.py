@@ -14,10 +14,12 @@ fastlater (aggregate: no waits at all). Others:
 coalesce (aggregate over http: one downstream call per delay value serves every request
 waiting for it at the time), rotbody (hello: after 300 responses the body turns to 'y's, same
 size), cpus (its ready line claims 3 CPUs), backlog (a listen backlog of 1 and a slow accept:
-the kernel's listen queue overflows under load).
+the kernel's listen queue overflows under load), epollctl (two epoll_ctl calls per request,
+which the good server never makes: tests/test_syscall_counts.py).
 """
 
 import json
+import select
 import os
 import signal
 import sys
@@ -31,6 +33,7 @@ PARAMS = {"http-hello": ["port", "bind", "pool-size"],
                              "backend-host", "backend-port", "pool-size"]}
 MODE = sys.argv[1]
 served = [0]
+EPOLL = select.epoll()
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
 """Modes that cheat from the second request on a connection on."""
 
@@ -136,6 +139,9 @@ class Handler(BaseHTTPRequestHandler):
         return self._send("text/plain", body, 201 if cheat and MODE == "created" else 200)
 
     def do_GET(self):
+        if MODE == "epollctl":  # EPOLL_CTL_ADD then EPOLL_CTL_DEL: 2 calls per request
+            EPOLL.register(self.connection.fileno(), select.EPOLLIN)
+            EPOLL.unregister(self.connection.fileno())
         self.on_connection = getattr(self, "on_connection", 0) + 1
         cheat = MODE in LATER_ON_CONNECTION and self.on_connection > 1
         if WORKLOAD == "http-hello" and self.path == "/hello":

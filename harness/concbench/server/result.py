@@ -54,6 +54,7 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
         "verification": run.verification, "under_load": run.under_load,
         "after_load": run.after_load, "kernel": run.kernel,
+        "syscalls": _syscalls(run, window),
         "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},
         "window": window.to_dict() if window else None,
@@ -91,3 +92,12 @@ def _backend_record(run: RunState, backend: LatencyBackend | None,
         record["requests_in_window"] = run.backend_window.requests
         record["delay_ms_in_window"] = run.backend_window.delay_ms
     return record
+
+
+def _syscalls(run: RunState, window: WindowMeasures | None) -> dict[str, Any] | None:
+    if run.syscalls is None:
+        return None
+    if run.syscalls.note:
+        run.warnings.append(run.syscalls.note)
+    ctx = (window.ctx_voluntary, window.ctx_involuntary) if window else None
+    return run.syscalls.record(run.load.requests if run.load else None, ctx)

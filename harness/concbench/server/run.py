@@ -24,6 +24,7 @@ from concbench.proc.process import KILL_GRACE_S, not_started
 from concbench.profiling import ProfileError, Profiler
 from concbench.resultset.model import RunResult
 from concbench.server import http_probe, jvm_counters, kernel_counters, load_checks
+from concbench.server import syscall_counts
 from concbench.server.backend import BackendError, LatencyBackend
 from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
@@ -170,11 +171,13 @@ class _ServerRun(RunState):
         kernel_before = kernel_counters.read() if local else None
         profiler = self._start_profiler(proc)
         jit_before = self.jit_probe(proc)()
+        syscalls = syscall_counts.begin(proc.pid, proc.where, self.req.params)
         proc.begin_window()
         if backend:
             backend.proc.begin_window()
         self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
         proc.end_window()
+        self.syscalls = syscall_counts.end(syscalls)
         self.window_jit = jit_between(jit_before, self.jit_probe(proc)())
         jit_warning = window_jit_warning(self.warmup, self.window_jit)
         if jit_warning:

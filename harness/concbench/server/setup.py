@@ -83,6 +83,7 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None],
     needed = {"taskset"}
     if remotes is None or remotes.sites.client.remote is None:  # the generator runs here
         needed |= {c.params["loadgen"] for c in server_cells}
+        needed |= {"perf" for c in server_cells if c.params.get("syscalls") == "true"}
     missing, versions = {}, {}
     for name in sorted(needed):
         reason = tools.ensure(name, say)

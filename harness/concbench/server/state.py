@@ -10,6 +10,7 @@ from concbench.server.backend import BackendCount
 from concbench.server.jvm_counters import JitDelta
 from concbench.server.loadgen import LoadResult
 from concbench.server.sites import LOOPBACK
+from concbench.server.syscall_counts import SyscallWindow
 from concbench.server.warmup import WarmupOutcome
 
 
@@ -29,6 +30,8 @@ class RunState:
     under_load: dict[str, Any] = field(default_factory=dict)
     """The checks of the measured window: what was measured, what was allowed."""
     kernel: dict[str, int] | None = None
+    syscalls: SyscallWindow | None = None
+    """perf stat's counts over the measured window, when syscalls=true (server.syscall_counts)."""
     """The kernel's TCP counters over the measured window (server.kernel_counters)."""
     after_load: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)

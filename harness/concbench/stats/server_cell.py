@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from concbench import warnings
 from concbench.resultset.model import RunResult, Summary
+from concbench.stats import syscall_cell
 from concbench.stats.summary import summarize
 from concbench.workloads import WorkloadSpec
 from concbench.workloads.littles_law import Ceiling, ceilings
@@ -50,6 +51,7 @@ PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "peak_rss_bytes": lambda r: r.peak_rss_bytes,
     "peak_threads": lambda r: r.peak_threads,
     "cpu_s": lambda r: r.cpu_s,
+    **syscall_cell.per_run(),
 }
 
 

@@ -14,7 +14,8 @@ from concbench.workloads import thread_pool
 from concbench.workloads.params import Param, Params
 
 LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "warmup-window-s",
-                    "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen")
+                    "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen",
+                    "syscalls")
 
 
 def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param, ...]:
@@ -38,6 +39,9 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
         Param("rate", 0, "oha only: requests/s, open loop with latency correction "
               "(0 = as fast as possible, closed loop)", 0, 10_000_000),
         Param("loadgen", "wrk", "load generator", choices=("wrk", "oha")),
+        Param("syscalls", "false", "true: count the server's system calls, context switches "
+              "and page faults per request over the measured window (perf stat; "
+              "docs/servers.md gives its cost)", choices=("false", "true")),
     )
 
 

@@ -1,0 +1,134 @@
+"""System calls per request (syscalls=true, server.syscall_counts): perf stat over the measured
+window of a fake server's whole tree, read back per request; a kernel without the syscall
+tracepoints gets a note, not a crash.
+
+The fake server (tests/fake/server.py) is Python's ThreadingHTTPServer: one thread per
+connection, started after perf attached, so its counts only arrive through perf's inherited
+counters. Its epollctl mode makes exactly two epoll_ctl calls per request (ADD, then DEL);
+the good mode makes none.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from concbench import tools
+from concbench.report import syscall_table
+from concbench.resultset.io import from_dict
+from concbench.server import syscall_counts
+
+pytestmark = pytest.mark.usefixtures("wrk")
+
+LOAD = ["--param", "connections=4", "--param", "duration-s=2", "--param", "warmup-s=0",
+        "--param", "syscalls=true", "--runs", "1"]
+TOLERANCE = 0.05
+"""Responses in flight when the window opens or closes are counted on one side only: with
+4 connections and thousands of responses that is far below 5 %."""
+
+
+def _perf_with_tracepoints() -> None:
+    if tools.missing("perf"):
+        pytest.skip(tools.missing("perf"))
+    if "epoll_ctl" not in syscall_counts.tracepoints():
+        pytest.skip("this kernel has no syscalls:sys_enter_epoll_ctl tracepoint")
+
+
+def _run(fake_bench, contender: str) -> dict:
+    res = fake_bench("run", "http-hello", "--contender", contender, *LOAD)
+    assert res.code == 0, res.stderr
+    cell = fake_bench.last()["cells"][0]
+    assert cell["status"] == "ok", cell["reason"]
+    return cell
+
+
+def test_a_known_number_of_calls_per_request_is_read_back(fake_bench):
+    _perf_with_tracepoints()
+    cell = _run(fake_bench, "fake-server-epollctl")
+    record = cell["runs"][0]["server"]["syscalls"]
+    assert record["note"] is None and record["missing"] == [], record
+    requests = cell["runs"][0]["load"]["requests"]
+    assert record["requests"] == requests > 100
+    assert record["per_request"]["epoll_ctl"] == pytest.approx(2.0, rel=TOLERANCE), record
+    # every response is written by one of the per-connection threads
+    assert record["per_request"]["sendto"] + record["per_request"]["write"] >= 0.95, record
+    assert record["counts"]["context-switches"] > 0 and "page-faults" in record["counts"]
+    assert cell["stats"]["syscalls_epoll_ctl_per_request"]["median"] == \
+        pytest.approx(2.0, rel=TOLERANCE)
+
+
+def test_a_server_without_those_calls_reads_zero_and_the_table_shows_it(fake_bench):
+    _perf_with_tracepoints()
+    cell = _run(fake_bench, "fake-server")
+    record = cell["runs"][0]["server"]["syscalls"]
+    assert record["per_request"]["epoll_ctl"] < 0.01, record
+    doc = from_dict(fake_bench.last())
+    tables = syscall_table.tables(doc.cells)
+    assert len(tables) == 1 and tables[0].rows[0][0] == "fake-server"
+    column = tables[0].headers.index("epoll_ctl")
+    assert tables[0].rows[0][column] == "0.00"
+
+
+def test_off_by_default(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", *LOAD[:-4],
+                     "--runs", "1")
+    assert res.code == 0, res.stderr
+    run = fake_bench.last()["cells"][0]["runs"][0]
+    assert run["server"]["syscalls"] is None
+
+
+def test_a_kernel_without_tracepoints_gets_a_note_not_a_crash(monkeypatch):
+    """Counted in this process on a child that wakes every 10 ms: the probe says no
+    tracepoints."""
+    if tools.missing("perf"):
+        pytest.skip(tools.missing("perf"))
+    monkeypatch.setattr(syscall_counts, "tracepoints", lambda: frozenset())
+    child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.01)"])
+    try:
+        counter = syscall_counts.begin(child.pid, None, {"syscalls": "true"})
+        time.sleep(0.2)
+        found = syscall_counts.end(counter)
+    finally:
+        child.kill()
+        child.wait()
+    assert found is not None and found.missing == syscall_counts.CALLS
+    assert "no syscalls:sys_enter_* tracepoints" in (found.note or "")
+    assert set(found.counts) == set(syscall_counts.EVENTS) and found.counts["context-switches"]
+    record = found.record(100, (3, 1))
+    assert record["per_request"]["ctx_voluntary"] == 0.03 and "epoll_ctl" not in record["counts"]
+
+
+def test_no_perf_is_a_note_too(monkeypatch):
+    monkeypatch.setattr(syscall_counts.tools, "missing", lambda name: f"{name} not found")
+    found = syscall_counts.end(syscall_counts.begin(os.getpid(), None, {"syscalls": "true"}))
+    assert found is not None and found.counts == {} and found.note == "perf not found"
+
+
+def test_a_remote_server_is_a_note():
+    found = syscall_counts.end(syscall_counts.begin(1, "host-b", {"syscalls": "true"}))
+    assert found is not None and "runs on host-b" in (found.note or "")
+
+
+def test_the_table_notes_a_cell_counted_without_tracepoints():
+    from concbench.resultset.model import CellResult, RunResult
+
+    record = syscall_counts.SyscallWindow(
+        {"context-switches": 50, "page-faults": 10}, syscall_counts.CALLS,
+        syscall_counts.missing_note(syscall_counts.CALLS)).record(10, (4, 1))
+    run = RunResult(status="ok", reason=None, wall_s=1.0, startup_s=None, peak_rss_bytes=0,
+                    peak_threads=0, final_threads=0, cpu_user_s=0.0, cpu_sys_s=0.0,
+                    ctx_voluntary=0, ctx_involuntary=0, iterations=(),
+                    server={"syscalls": record})
+    from concbench.stats.server_cell import server_stats
+
+    cell = CellResult(workload="http-hello", contender="x", params={}, status="ok",
+                      reason=None, ideal_s=None, efficiency=None, runs=(run,),
+                      stats=server_stats([run]))
+    table = syscall_table.tables([cell])[0]
+    row = dict(zip(table.headers, table.rows[0]))
+    assert row["epoll_ctl"] == "—" and row["ctx switches (vol / invol)"] == "5.0 (0.40 / 0.10)"
+    assert "no system calls counted" in row["note"]
