@@ -1,6 +1,8 @@
 """The Erlang servers on both stacks (issue 26): the hand-written gen_tcp loop (`erlang`) and OTP's
 inets httpd (`erlang-inets`, chosen by --server=inets) answer the contract's routes alike, bad
-ids and unknown paths with the same 404 body, and stop with exit 0 on SIGTERM."""
+ids and unknown paths with the same 404 body, keep the connection open after a 200 (httpd's
+request handler closes it on any exit signal, such as a finished linked call's), and stop with
+exit 0 on SIGTERM."""
 
 from __future__ import annotations
 
@@ -46,12 +48,32 @@ def _get(port: int, path: str, method: str = "GET") -> tuple[int, str, bytes]:
         conn.close()
 
 
+def _twice_on_one_connection(port: int, path: str) -> list[int]:
+    """Two requests on one keep-alive connection: a server that closes it after the first
+    answer without saying so fails the second (http.client does not reconnect by itself)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        statuses, sockets = [], []
+        for _ in range(2):
+            conn.request("GET", path)
+            resp = conn.getresponse()
+            resp.read()
+            assert not resp.will_close, (path, resp.getheaders())
+            statuses.append(resp.status)
+            sockets.append(conn.sock)
+        assert sockets[0] is sockets[1]
+        return statuses
+    finally:
+        conn.close()
+
+
 def _answers(server: str, workload: str, paths: list[str]) -> tuple[dict, dict]:
     port = _free_port()
     proc, runtime = _start(server, workload, port)
     try:
         answers = {p: _get(port, p) for p in paths}
         answers["POST /hello"] = _get(port, "/hello", "POST")
+        answers["keep-alive"] = _twice_on_one_connection(port, paths[0])
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)
@@ -78,6 +100,7 @@ def test_both_stacks_answer_alike_and_bad_ids_are_404(erlang_built, processes, w
     for path in BAD_PATHS:
         assert gen_tcp[path] == (404, "text/plain", b"not found\n"), path
     assert gen_tcp["POST /hello"] == (405, "text/plain", b"method not allowed\n")
+    assert gen_tcp["keep-alive"] == [200, 200]
 
 
 def test_an_unknown_stack_is_bad_input(erlang_built):

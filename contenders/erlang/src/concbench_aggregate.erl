@@ -3,9 +3,9 @@
 %%
 %% The connection's process makes the base call itself, then spawns one linked
 %% process per concurrent call (detail, extra); each sends its outcome back as a
-%% message and the connection process receives both. The link ties their life to
-%% the connection (a closed connection takes its calls along); a call catches its
-%% own errors, which become a 502.
+%% message and the connection process receives both, then unlinks them. The link
+%% ties their life to the connection while they run (a closed connection takes
+%% its calls along); a call catches its own errors, which become a 502.
 %%
 %% downstream=inproc: a call is `receive after Ms` in its process.
 %% downstream=http: a call is httpc:request/4 (inets, OTP's HTTP client) of
@@ -91,10 +91,12 @@ handle(Id, {Base, Detail, Extra}) ->
     Self = self(),
     Outcome = case call(Base) of
                   ok ->
-                      spawn_link(fun() -> Self ! {detail, call(Detail)} end),
-                      spawn_link(fun() -> Self ! {extra, call(Extra)} end),
+                      DetailPid = spawn_link(fun() -> Self ! {detail, call(Detail)} end),
+                      ExtraPid = spawn_link(fun() -> Self ! {extra, call(Extra)} end),
                       receive {detail, D} -> ok end,
                       receive {extra, E} -> ok end,
+                      ok = unlink_done(DetailPid),
+                      ok = unlink_done(ExtraPid),
                       {D, E};
                   Error ->
                       Error
@@ -105,6 +107,14 @@ handle(Id, {Base, Detail, Extra}) ->
         _ ->
             concbench_reply:error(502)
     end.
+
+%% unlink_done: drop the link to a call that has answered, and its exit signal if
+%% it already came as a message. httpd's request handler traps exits and stops
+%% (closing the connection) on any {'EXIT', _, _}, even a normal one; the gen_tcp
+%% connection process does not trap exits, so there is nothing to flush there.
+unlink_done(Pid) ->
+    true = unlink(Pid),
+    receive {'EXIT', Pid, _} -> ok after 0 -> ok end.
 
 call({sleep, Ms}) ->
     receive after Ms -> ok end;
