@@ -41,6 +41,7 @@ def _perf_with_tracepoints() -> None:
 def _run(fake_bench, contender: str) -> dict:
     res = fake_bench("run", "http-hello", "--contender", contender, *LOAD)
     assert res.code == 0, res.stderr
+    assert "system calls, context switches and page faults per request" in res.stdout
     cell = fake_bench.last()["cells"][0]
     assert cell["status"] == "ok", cell["reason"]
     return cell
@@ -70,7 +71,7 @@ def test_a_server_without_those_calls_reads_zero_and_the_table_shows_it(fake_ben
     tables = syscall_table.tables(doc.cells)
     assert len(tables) == 1 and tables[0].rows[0][0] == "fake-server"
     column = tables[0].headers.index("epoll_ctl")
-    assert tables[0].rows[0][column] == "0.00"
+    assert tables[0].rows[0][column] == "0.00"  # counted: none (not "—", not counted)
 
 
 def test_off_by_default(fake_bench):
@@ -130,5 +131,7 @@ def test_the_table_notes_a_cell_counted_without_tracepoints():
                       stats=server_stats([run]))
     table = syscall_table.tables([cell])[0]
     row = dict(zip(table.headers, table.rows[0]))
-    assert row["epoll_ctl"] == "—" and row["ctx switches (vol / invol)"] == "5.0 (0.40 / 0.10)"
+    assert row["epoll_ctl"] == "—" and row["ctx switches (vol / invol)"] == "5.00 (0.400 / 0.100)"
     assert "no system calls counted" in row["note"]
+    text = "\n".join(syscall_table.markdown([cell], "http-hello"))
+    assert "| x | — |" in text and "#### http-hello: system calls" in text

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from concbench.plan import CellPlan
-from concbench.report import scaling_table, summary, summary_terminal, units
+from concbench.report import scaling_table, summary, summary_terminal, syscall_table, units
 from concbench.report.cell_names import CellNames
 from concbench.report.table import OPTIONAL, tables
 from concbench.resultset.model import CellResult, ResultsDocument, RunResult
@@ -150,6 +150,8 @@ def print_tables(doc: ResultsDocument) -> None:
                       + "[/]")
         print_fitted(table.workload, table.headers, table.rows, styled_status=True)
     print_scaling(doc)
+    for found in syscall_table.tables(doc.cells):
+        print_fitted(syscall_table.title(found), found.headers, found.rows)
     for where, warning in document_warnings(doc):
         err.print(f"[yellow]warning[/] {where.replace(' / ', ' · ')}: {warning}")
     print_summary(doc)

@@ -10,7 +10,7 @@ from pathlib import Path
 from concbench import outputs
 from concbench.export.markdown_format import ceiling_note, render_table, summary_section, \
     toolchains_section, warnings_section
-from concbench.report import charts, scaling_table, summary, summary_text
+from concbench.report import charts, scaling_table, summary, summary_text, syscall_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
 from concbench.report.views import chart
@@ -82,6 +82,7 @@ def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
             lines += _seed_section(table, chart_dir, fmt, files, colors)
         lines += _latency(doc, workload, chart_dir, fmt, files, colors)
         lines += ["#### Summary", ""] + render_table(table_of)[2:] + _fits(doc, workload)
+        lines += syscall_table.markdown(doc.cells, workload)
     return lines + ceiling_note(doc) + toolchains_section(doc, "###") + \
         warnings_section(doc, "###")
 

@@ -38,7 +38,7 @@ def _median(cell: CellResult, name: str) -> float | None:
 def _figure(value: float | None) -> str:
     if value is None:
         return "—"
-    return f"{value:.2f}" if value < 100 else f"{value:,.0f}"
+    return f"{value:#.3g}" if value < 100 else f"{value:,.0f}"
 
 
 def _ctx(cell: CellResult) -> str:
@@ -46,7 +46,7 @@ def _ctx(cell: CellResult) -> str:
     vol, invol = _median(cell, "ctx_voluntary"), _median(cell, "ctx_involuntary")
     split = f" ({_figure(vol)} / {_figure(invol)})" if vol is not None and invol is not None \
         else ""
-    return (f"{total:.1f}" if total is not None else "—") + split
+    return _figure(total) + split
 
 
 def _row(cell: CellResult, varying: list[str]) -> tuple[str, ...]:
