@@ -12,7 +12,8 @@ from concbench.errors import UserError
 from concbench.manifest import Contender
 from concbench.proc.cgroups.limits import Limits
 from concbench.workloads import WorkloadSpec
-from concbench.workloads.server import limit_problem
+from concbench.server.rate_grid import expand_auto
+from concbench.workloads.server import limit_problem, open_loop_problem
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 
@@ -153,6 +154,8 @@ def parse_size(text: str) -> int:
 def cells_for(spec: WorkloadSpec, contenders: list[Contender], given: dict[str, str],
               scans: dict[str, str]) -> list[CellPlan]:
     """Every combination of the scanned values (in the order given) × every contender."""
+    if spec.server is not None:
+        given, scans = expand_auto(given, scans)  # rate=auto: server.rate_grid
     fixed = {k: spec.param(k).parse(v) for k, v in given.items()}
     axes: list[list[tuple[str, Any]]] = []
     for key, values in scans.items():
@@ -167,7 +170,8 @@ def cells_for(spec: WorkloadSpec, contenders: list[Contender], given: dict[str, 
     for combo in itertools.product(*axes) if axes else [()]:
         params = spec.resolve({**fixed, **dict(combo)})
         if spec.server is not None:
-            problem = limit_problem(params, spec.server.uses_backend(params))
+            problem = limit_problem(params, spec.server.uses_backend(params)) \
+                or open_loop_problem(params)
             if problem:
                 raise UserError(problem)
         cells += [CellPlan(spec, c, params) for c in contenders]

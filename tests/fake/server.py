@@ -15,7 +15,9 @@ coalesce (aggregate over http: one downstream call per delay value serves every 
 waiting for it at the time), rotbody (hello: after 300 responses the body turns to 'y's, same
 size), cpus (its ready line claims 3 CPUs), backlog (a listen backlog of 1 and a slow accept:
 the kernel's listen queue overflows under load), epollctl (two epoll_ctl calls per request,
-which the good server never makes: tests/test_syscall_counts.py).
+which the good server never makes: tests/test_syscall_counts.py), burn (hello: burns
+BURN_CPU_S of its own thread's CPU per request: tests/test_rate_curve.py), stall (hello: one
+request at a time, each holding the server STALL_S: at most 1/STALL_S requests/s).
 """
 
 import json
@@ -34,6 +36,9 @@ PARAMS = {"http-hello": ["port", "bind", "pool-size"],
 MODE = sys.argv[1]
 served = [0]
 EPOLL = select.epoll()
+BURN_CPU_S = 0.003
+STALL_S = 0.01
+STALL = threading.Lock()
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
 """Modes that cheat from the second request on a connection on."""
 
@@ -126,6 +131,13 @@ class Handler(BaseHTTPRequestHandler):
             os._exit(3)
 
     def _hello(self, cheat):
+        if MODE == "burn":
+            until = time.thread_time() + BURN_CPU_S
+            while time.thread_time() < until:
+                pass
+        if MODE == "stall":
+            with STALL:
+                time.sleep(STALL_S)
         n = 199 if MODE == "wrongbody" else 200
         fill = b"y" if MODE == "rotbody" and served[0] > 300 else b"x"
         body = fill * (n - 1) + b"\n"

@@ -16,7 +16,8 @@ from concbench.resultset.model import CellResult, ResultsDocument
 SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency_p999_ms",
                   "latency_max_ms", "errors_total", "server_cpu_percent",
                   "server_peak_rss_bytes", "server_peak_threads", "generator_cpu_percent",
-                  "startup_s")
+                  "startup_s", "server_cpu_us_per_request", "generator_cpu_us_per_request",
+                  "offered_per_s", "achieved_ratio", "saturated")
 """Medians of the server workloads' figures (empty for batch workloads)."""
 
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",

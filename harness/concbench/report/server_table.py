@@ -32,6 +32,21 @@ def _rate(v: float | None) -> str:
     return f"{v / 1000:.1f}k" if v >= 10_000 else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
 
 
+def _us(v: float | None) -> str:
+    return "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def _behind(cell: CellResult) -> str:
+    """Whether the cell's ok runs fell behind their offered rate (— for closed loop)."""
+    verdicts = [r.load["open_loop"]["saturated"] for r in cell.runs if r.status == "ok"
+                and r.load and r.load.get("open_loop")]
+    if not verdicts:
+        return "—"
+    behind = sum(1 for v in verdicts if v)
+    return "yes" if behind == len(verdicts) else "no" if behind == 0 \
+        else f"{behind}/{len(verdicts)}"
+
+
 def _ci(cell: CellResult) -> str:
     s = cell.stats.get("requests_per_s")
     if not s or not s.ci95:
@@ -79,8 +94,12 @@ def versus_header(group: list[CellResult]) -> str:
     return f"vs {CEILING_CONTENDER}"
 
 
-HEADERS = ("requests/s", "95% CI", "p50", "p99", "p99.9", "max", "errors", "server CPU",
-           "server RSS", "threads", "gen CPU", "start-up", "warm-up", "n")
+HEADERS = ("requests/s", "95% CI", "offered/s", "behind", "p50", "p99", "p99.9", "max",
+           "errors", "server CPU", "server µs/req", "server RSS", "threads", "gen CPU",
+           "gen µs/req", "start-up", "warm-up", "n")
+"""requests/s is the ok responses per second achieved; offered/s and behind are there for
+open-loop cells (oha at a rate): the median offered rate and whether the server fell behind
+it (server.saturation), as "yes", "no" or the runs that did ("1/3")."""
 
 
 def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
@@ -90,11 +109,14 @@ def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
     errors = _median(cell, "errors_total")
     n = cell.stats["requests_per_s"].n
     return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group),
+            _rate(_median(cell, "offered_per_s")), _behind(cell),
             units.milliseconds(_median(cell, "latency_p50_ms")), units.milliseconds(_median(cell, "latency_p99_ms")),
             units.milliseconds(_median(cell, "latency_p999_ms")), units.milliseconds(_median(cell, "latency_max_ms")),
             units.count(errors), _pct(_median(cell, "server_cpu_percent")),
+            _us(_median(cell, "server_cpu_us_per_request")),
             units.size(_median(cell, "server_peak_rss_bytes")),
             units.count(_median(cell, "server_peak_threads")),
             _pct(_median(cell, "generator_cpu_percent")),
+            _us(_median(cell, "generator_cpu_us_per_request")),
             units.seconds(_median(cell, "startup_s")), units.seconds(_median(cell, "warmup_s")),
             str(n))

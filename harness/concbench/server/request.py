@@ -67,8 +67,13 @@ class ServerRequest:
         head = contender_head(self.contender, self.tools)
         return [*head, self.spec.name, *self.args(port, backend, bind)]
 
-    def load_spec(self, target: tuple[str, int], duration_s: float) -> LoadSpec:
+    def load_spec(self, target: tuple[str, int], duration_s: float,
+                  rate: int | None = None) -> LoadSpec:
+        """The load of one phase: at `rate` requests/s, or at the `rate` parameter when it is
+        a number (a share of the peak, "N%", is closed loop until the probe has set `rate`)."""
         p = self.params
+        if rate is None:
+            rate = p["rate"] if isinstance(p["rate"], int) else 0
         client = self.where.client
         cpus = client.cpus
         threads = min(p["threads"] or len(cpus) or 1, p["connections"])
@@ -77,5 +82,5 @@ class ServerRequest:
         return LoadSpec(url=f"http://{target[0]}:{target[1]}", path=server.path(VERIFY_IDS[0]),
                         varied_ids=server.varied_ids, connections=p["connections"],
                         duration_s=duration_s, threads=threads, keepalive=p["keepalive"] == "true",
-                        rate=p["rate"], cpus=cpus, timeout_s=duration_s + 5,
+                        rate=rate, cpus=cpus, timeout_s=duration_s + 5,
                         runner=client.runner())

@@ -12,7 +12,9 @@ from concbench.proc.process import ProcessOutcome
 from concbench.proc.sampler import write_samples
 from concbench.resultset.model import RunResult
 from concbench.server.backend import LatencyBackend
+from concbench.server.cpu_per_request import cpu_per_request
 from concbench.server.request import ServerRequest
+from concbench.server.saturation import open_loop_record
 from concbench.server.sites import Sites
 from concbench.server.state import RunState
 from concbench.server.window import WindowMeasures
@@ -61,9 +63,14 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
         "window_jit": run.window_jit.to_dict() if run.window_jit else None,
         "command": argv,
+        "rate_probe": run.rate_probe.to_dict() if run.rate_probe else None,
+        "cpu_per_request": _cpu_per_request(run, out, window),
     }
     backend_d = _backend_record(run, backend, sites)
     load = {**run.load.to_dict(), "host": sites.client.name} if run.load else None
+    if load is not None and run.load is not None and run.offered_per_s:
+        load["open_loop"] = open_loop_record(run.load, run.offered_per_s,
+                                             req.params["duration-s"])
     return RunResult(
         status=status, reason=reason, wall_s=out.wall_s, startup_s=run.ready_s,
         peak_rss_bytes=max(out.peak_rss_sampled, out.ru_maxrss_bytes),
@@ -75,6 +82,13 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
         server=server, backend=backend_d, warnings=tuple(run.warnings),
         profiles=tuple(run.profiles), cgroup=out.cgroup.to_dict() if out.cgroup else None)
+
+
+def _cpu_per_request(run: RunState, out: ProcessOutcome,
+                     window: WindowMeasures | None) -> dict[str, Any] | None:
+    usage = out.cgroup.window_cpu.usage_s if out.cgroup and out.cgroup.window_cpu else None
+    found = cpu_per_request(window, usage, run.load)
+    return found.to_dict() if found else None
 
 
 

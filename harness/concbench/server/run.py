@@ -28,6 +28,7 @@ from concbench.server import syscall_counts
 from concbench.server.backend import BackendError, LatencyBackend
 from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
+from concbench.server.rate_probe import window_rate
 from concbench.server.request import VERIFY_IDS, ServerRequest
 from concbench.server.result import failed_result, run_result
 from concbench.server.sites import LOOPBACK
@@ -139,11 +140,11 @@ class _ServerRun(RunState):
                                + "; ".join(checked.problems))
         return None
 
-    def run_load(self, proc: ServerProcess, duration_s: float,
-                 phase: str) -> tuple[LoadResult | None, Failure | None]:
+    def run_load(self, proc: ServerProcess, duration_s: float, phase: str,
+                 rate: int | None = None) -> tuple[LoadResult | None, Failure | None]:
         generator = GENERATORS[self.req.params["loadgen"]]
         try:
-            result = generator.run(self.req.load_spec(self.target, duration_s))
+            result = generator.run(self.req.load_spec(self.target, duration_s, rate))
         except LoadError as err:
             failure = self._died(proc, phase)
             return None, failure or ("crash", f"load generator {generator.name} failed: {err}")
@@ -175,7 +176,8 @@ class _ServerRun(RunState):
         proc.begin_window()
         if backend:
             backend.proc.begin_window()
-        self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured")
+        self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured",
+                                           self.offered_per_s)
         proc.end_window()
         self.syscalls = syscall_counts.end(syscalls)
         self.window_jit = jit_between(jit_before, self.jit_probe(proc)())
@@ -257,7 +259,16 @@ class _ServerRun(RunState):
             if failure:
                 return failure
             self.settle()
-        return self.measured_load(proc, backend) or self.check_after_load(backend)
+        return self.probe_rate(proc) or self.measured_load(proc, backend) \
+            or self.check_after_load(backend)
+
+    def probe_rate(self, proc: ServerProcess) -> Failure | None:
+        """The measured window's open-loop rate (rate=N%: from the grid's closed-loop peak,
+        server.rate_probe)."""
+        self.rate_probe, self.offered_per_s, failure = window_rate(
+            self.req, lambda seconds, rate: self.run_load(proc, seconds, "rate probe", rate),
+            self.settle)
+        return failure
 
     def warm_up(self, proc: ServerProcess) -> Failure | None:
         """Warm-up windows until the server is steady (or for a fixed time): server.warmup."""

@@ -9,6 +9,7 @@ from typing import Any
 from concbench.server.backend import BackendCount
 from concbench.server.jvm_counters import JitDelta
 from concbench.server.loadgen import LoadResult
+from concbench.server.rate_grid import RateProbe
 from concbench.server.sites import LOOPBACK
 from concbench.server.syscall_counts import SyscallWindow
 from concbench.server.warmup import WarmupOutcome
@@ -38,3 +39,7 @@ class RunState:
     settle_s: float | None = None
     """Seconds the server needed after the warm-up load to answer near its floor again."""
     profiles: list[dict[str, Any]] = field(default_factory=list)
+    rate_probe: RateProbe | None = None
+    """rate=N%: the closed-loop probe the offered rate came from (server.rate_grid)."""
+    offered_per_s: int | None = None
+    """The measured window's open-loop rate (None: closed loop)."""

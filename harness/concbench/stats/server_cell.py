@@ -32,6 +32,10 @@ def _get(d: dict[str, Any] | None, *path: str) -> Any:
     return d
 
 
+def _flag(value: Any) -> float | None:
+    return None if value is None else float(bool(value))
+
+
 PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "requests_per_s": lambda r: _get(r.load, "requests_per_s"),
     **{f"latency_{k}_ms": (lambda r, k=k: _get(r.load, "latency_ms", k)) for k in LATENCIES},
@@ -52,7 +56,17 @@ PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "peak_threads": lambda r: r.peak_threads,
     "cpu_s": lambda r: r.cpu_s,
     **syscall_cell.per_run(),
+    "server_cpu_us_per_request": lambda r: _get(r.server, "cpu_per_request", "server_us"),
+    "generator_cpu_us_per_request": lambda r: _get(r.server, "cpu_per_request",
+                                                   "generator_us"),
+    "offered_per_s": lambda r: _get(r.load, "open_loop", "offered_per_s"),
+    "achieved_ratio": lambda r: _get(r.load, "open_loop", "achieved_ratio"),
+    "saturated": lambda r: _flag(_get(r.load, "open_loop", "saturated")),
+    "rate_probe_per_s": lambda r: _get(r.server, "rate_probe", "peak_per_s"),
 }
+"""Open-loop runs add offered_per_s, achieved_ratio and saturated (1 when the run fell
+behind its offered rate, 0 when it kept up: the cell's median is the majority verdict);
+runs at rate=N% add the closed-loop peak their probe reached (server.rate_grid)."""
 
 
 def server_stats(ok_runs: list[RunResult]) -> dict[str, Summary]:

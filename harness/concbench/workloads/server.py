@@ -8,8 +8,9 @@ and the load generator.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
+from concbench.errors import UserError
 from concbench.workloads import thread_pool
 from concbench.workloads.params import Param, Params
 
@@ -36,13 +37,36 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
               "connections)", 0, 256),
         Param("keepalive", "true", "false: a new TCP connection per request "
               "(Connection: close), as seed 004", choices=("true", "false")),
-        Param("rate", 0, "oha only: requests/s, open loop with latency correction "
-              "(0 = as fast as possible, closed loop)", 0, 10_000_000),
+        RateParam("rate", 0, "oha only: requests/s, open loop with latency correction "
+                  "(0 = as fast as possible, closed loop); N% offers N % of the closed-loop "
+                  "peak each run probes first; auto (in --scan or --param) is the grid "
+                  "10%,25%,50%,75%,90%,100%", 0, 10_000_000),
         Param("loadgen", "wrk", "load generator", choices=("wrk", "oha")),
         Param("syscalls", "false", "true: count the server's system calls, context switches "
               "and page faults per request over the measured window (perf stat; "
               "docs/servers.md gives its cost)", choices=("false", "true")),
     )
+
+
+class RateParam(Param):
+    """`rate`: requests/s (an integer) or a share of the probed peak ("50%", 1 to 100 %)."""
+
+    def parse(self, text: str) -> Any:
+        if text.strip().endswith("%"):
+            number = text.strip()[:-1]
+            if not number.isdigit() or not 1 <= int(number) <= 100:
+                raise UserError(f"parameter {self.name}={text} must be a whole percentage "
+                                "from 1% to 100% of the probed peak")
+            return f"{int(number)}%"
+        return super().parse(text)
+
+
+def open_loop_problem(params: Params) -> str | None:
+    """Why these load parameters cannot run (an open-loop rate needs oha), or None."""
+    if params.get("rate") and params.get("loadgen") != "oha":
+        return (f"rate={params['rate']} is an open-loop rate, which only oha sends: add "
+                "--param loadgen=oha (wrk is closed loop)")
+    return None
 
 
 @dataclass(frozen=True)

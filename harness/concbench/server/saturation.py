@@ -1,0 +1,37 @@
+"""Whether a server kept up with an open-loop offered rate: one point of a latency–load curve.
+
+oha schedules a request every 1/rate seconds whatever the server does; a request due while
+every connection waits for a response queues inside oha (its latency still counts from when it
+was due: --latency-correction), and requests still queued at the deadline are never sent.
+A server falls behind (is `saturated` at that rate) when the ok responses per second fall
+below ACHIEVED_SHARE of the offered rate, or when more than UNSENT_SHARE of the requests due
+in the window were never sent (oha's own backlog at the deadline).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from concbench.server.loadgen import LoadResult
+
+ACHIEVED_SHARE = 0.99
+UNSENT_SHARE = 0.01
+
+
+def open_loop_record(load: LoadResult, offered_per_s: int, window_s: float) -> dict[str, Any]:
+    """The curve point of one measured window: offered, achieved, backlog and the verdict."""
+    due = offered_per_s * math.ceil(window_s)  # oha runs whole seconds (-z)
+    aborted = int(load.notes.get("aborted_at_deadline", 0) or 0)
+    failed = load.errors_total - load.errors.get("status", 0)  # no response at all
+    unsent = max(0, due - load.requests - failed - aborted)
+    achieved = load.requests_per_s
+    ratio = achieved / offered_per_s if offered_per_s > 0 else None
+    why = []
+    if ratio is not None and ratio < ACHIEVED_SHARE:
+        why.append(f"achieved {ratio:.1%} of the offered rate")
+    if due and unsent > UNSENT_SHARE * due:
+        why.append(f"{unsent} of {due} requests due were never sent (oha's backlog)")
+    return {"offered_per_s": offered_per_s, "achieved_per_s": achieved,
+            "achieved_ratio": ratio, "due": due, "unsent": unsent,
+            "saturated": bool(why), "why": "; ".join(why) or None}
