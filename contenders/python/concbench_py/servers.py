@@ -28,6 +28,10 @@ BACKLOG = 65535
 SHUTDOWN_GRACE_S = 2.0
 CLEANUP_LIMIT_S = 4.0
 
+# The largest user id the contract serves, 2^53 - 1 (I-JSON's exact integers): a larger id, like
+# a non-numeric one, is a path no route serves (404).
+MAX_ID = 2**53 - 1
+
 # downstream=http: connections to the backend. An aggregate request holds two at once
 # (detail ∥ extra), so 4096 serves 2048 concurrent requests without waiting; past that a call
 # waits in the connector for a free connection. aiohttp's default limit is 100.
@@ -160,8 +164,9 @@ def setup_aggregate(p: Params) -> ServerSpec:
 
     async def user(request: web.Request) -> web.Response:
         raw = request.match_info["id"]
-        uid = int(raw) if raw.isascii() and raw.isdigit() else 0
-        if not 1 <= uid < 2**63:
+        # at most 16 ASCII digits (MAX_ID has 16; int() of a huge string would be refused)
+        uid = int(raw) if len(raw) <= 16 and raw.isascii() and raw.isdigit() else 0
+        if not 1 <= uid <= MAX_ID:  # not a user id: the contract's 404, as an unknown path
             raise web.HTTPNotFound()
         app_ = request.app
         try:

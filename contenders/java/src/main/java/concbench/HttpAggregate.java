@@ -112,7 +112,13 @@ final class HttpAggregate {
         };
     }
 
-    /** The id of GET /user/{id} (a decimal integer >= 1); -1: unknown path; -2: known path, not GET. */
+    /** 2^53 - 1: the largest user id the contract serves (I-JSON's exact integers); larger ones are 404. */
+    static final long MAX_ID = (1L << 53) - 1;
+
+    /**
+     * The id of GET /user/{id} (digits only, 1..{@link #MAX_ID}); -1: a path no route serves
+     * (also a bad id: the contract's 404); -2: known path, not GET.
+     */
     static long userId(HttpExchange ex) {
         return userId(ex.getRequestMethod(), ex.getRequestURI().getRawPath());
     }
@@ -121,14 +127,14 @@ final class HttpAggregate {
     static long userId(String method, String path) {
         if (path == null || !path.startsWith(PREFIX)) return -1;
         int n = path.length() - PREFIX.length();
-        if (n < 1 || n > 18) return -1; // 18 digits cannot overflow a long
+        if (n < 1 || n > 16) return -1; // MAX_ID has 16 digits: no overflow below 17
         long id = 0;
         for (int i = PREFIX.length(); i < path.length(); i++) {
             char ch = path.charAt(i);
             if (ch < '0' || ch > '9') return -1;
             id = id * 10 + (ch - '0');
         }
-        if (id < 1) return -1;
+        if (id < 1 || id > MAX_ID) return -1;
         return "GET".equals(method) ? id : -2;
     }
 

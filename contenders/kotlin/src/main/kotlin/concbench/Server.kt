@@ -201,7 +201,11 @@ class UserAggregateService(
     }
 }
 
-private val ID = Regex("[0-9]{1,18}")
+/** A user id: digits only (leading zeros allowed), at most 16 of them, checked against [MAX_ID]. */
+private val ID = Regex("[0-9]{1,16}")
+
+/** 2^53 − 1: the largest id the contract serves (I-JSON's exact integers); larger ones are 404. */
+private const val MAX_ID = (1L shl 53) - 1
 
 /**
  * The JSON is kotlinx.serialization's: a JsonObject encoded by Json.encodeToString, answered with
@@ -213,8 +217,8 @@ fun Application.aggregateModule(service: UserAggregateService) {
         get("/user/{id}") {
             val raw = call.parameters["id"]
             val id = if (raw != null && ID.matches(raw)) raw.toLong() else 0L
-            if (id < 1) {
-                call.respond(HttpStatusCode.BadRequest)
+            if (id < 1 || id > MAX_ID) { // not a user id: a path no route serves (the contract's 404)
+                call.respond(HttpStatusCode.NotFound)
                 return@get
             }
             val user = try {
