@@ -114,3 +114,30 @@ def test_bad_rates_are_bad_input(cli, args, message):
     res = cli("run", "http-hello", "--contender", "fake-server", *args)
     assert res.code == 2, res.stderr
     assert message in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_v1_cgroup_with_cpuacct_beside_cpu_reads_its_usage(tmp_path):
+    from concbench.proc.cgroups.stats import cpu_counters
+
+    (tmp_path / "cpu.stat").write_text("nr_periods 12\nnr_throttled 9\nthrottled_time 0\n")
+    assert cpu_counters(tmp_path, 1).usage_s is None  # cpuacct mounted apart: no total
+    (tmp_path / "cpuacct.usage").write_text("2500000000\n")
+    assert cpu_counters(tmp_path, 1).usage_s == pytest.approx(2.5)
+
+
+def test_cpu_per_request_takes_the_cgroups_usage_over_the_process_tree():
+    from concbench.server.cpu_per_request import cpu_per_request
+    from concbench.server.loadgen import LoadResult
+    from concbench.server.window import WindowMeasures
+
+    window = WindowMeasures(window_s=2.0, cpu_s=0.5, cpu_percent=25.0, ctx_voluntary=0,
+                            ctx_involuntary=0, peak_fds=0, peak_rss_bytes=None,
+                            mean_rss_bytes=None, peak_threads=None, mean_threads=None)
+    load = LoadResult(generator="oha", requests=1000, ok_requests=1000, duration_s=2.0,
+                      requests_per_s=500.0, latency_ms={}, percentiles=[], errors={},
+                      cpu_s=0.2, wall_s=2.0, cpus=(), command=[], corrected=True)
+    tree = cpu_per_request(window, None, load)
+    assert (tree.server_source, tree.server_us, tree.generator_us) == ("proc-tree", 500.0, 200.0)
+    group = cpu_per_request(window, 0.8, load)
+    assert (group.server_source, group.server_us) == ("cgroup", 800.0)
+    assert cpu_per_request(window, None, None) is None

@@ -47,7 +47,8 @@ class CpuCounters:
     throttled_periods: int
     throttled_s: float
     usage_s: float | None
-    """CPU the group used (v2's usage_usec; None on v1, whose cpu controller has no total)."""
+    """CPU the group used: v2's usage_usec, v1's cpuacct.usage when cpuacct is mounted with
+    cpu (None on a v1 host that mounts cpuacct apart: the group is not in that hierarchy)."""
 
     def since(self, before: "CpuCounters") -> "CpuCounters":
         usage = None if self.usage_s is None or before.usage_s is None \
@@ -71,8 +72,10 @@ def cpu_counters(folder: Path, version: int) -> CpuCounters | None:
         return CpuCounters(stat.get("nr_periods", 0), stat.get("nr_throttled", 0),
                            stat.get("throttled_usec", 0) / 1e6,
                            stat["usage_usec"] / 1e6 if "usage_usec" in stat else None)
+    usage_ns = read_int(folder / "cpuacct.usage")  # v1 with cpu,cpuacct mounted together
     return CpuCounters(stat.get("nr_periods", 0), stat.get("nr_throttled", 0),
-                       stat.get("throttled_time", 0) / 1e9, None)
+                       stat.get("throttled_time", 0) / 1e9,
+                       None if usage_ns is None else usage_ns / 1e9)
 
 
 @dataclass(frozen=True)
