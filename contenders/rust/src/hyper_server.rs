@@ -54,18 +54,19 @@ fn empty(status: StatusCode) -> Answer {
     answer(status, None, Bytes::new())
 }
 
-/// The one path's methods: GET; any other method 405 with `Allow: GET`, as a router would.
+/// The one path's methods: GET and HEAD (hyper sends no body for HEAD); any other
+/// 405 with `Allow: GET,HEAD`, as axum's `get` route answers.
 fn method_not_allowed() -> Answer {
     let mut response = empty(StatusCode::METHOD_NOT_ALLOWED);
     response
         .headers_mut()
-        .insert(ALLOW, HeaderValue::from_static("GET"));
+        .insert(ALLOW, HeaderValue::from_static("GET,HEAD"));
     response
 }
 
 async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Answer, Infallible> {
     let path = request.uri().path();
-    let get = request.method() == Method::GET;
+    let get = matches!(*request.method(), Method::GET | Method::HEAD);
     Ok(match &*app {
         App::Hello if path == "/hello" && !get => method_not_allowed(),
         App::Hello if path == "/hello" => answer(
