@@ -74,6 +74,9 @@ def test_a_server_past_its_capacity_is_saturated_there_and_not_below(bench):
     assert behind["achieved_per_s"] <= STALL_CAPACITY * 1.05 and "achieved" in behind["why"]
     assert cells[below]["stats"]["saturated"]["median"] == 0
     assert cells[past]["stats"]["saturated"]["median"] == 1
+    summary = res.stdout.split("\nSummary\n", 1)[1]  # open loop: ranked by latency only
+    assert "p99 latency" in summary and "requests/s" not in summary, summary
+    assert "behind" in res.stdout
     for cell in cells.values():
         latency = cell["runs"][0]["load"]["latency_ms"]
         assert latency["p50"] <= latency["p99"] <= latency["p999"]

@@ -70,7 +70,7 @@ def _same_round(cell: CellResult) -> str:
 
 def _versus(cell: CellResult, group: list[CellResult]) -> str:
     rate = _median(cell, "requests_per_s")
-    if rate is None:
+    if rate is None or cell.params.get("rate"):  # open loop: the rate is the one offered
         return "—"
     bounds = cell.metadata.get("bounds")
     if bounds and cell.efficiency is not None:

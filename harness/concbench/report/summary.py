@@ -95,6 +95,13 @@ def _members(metric: SummaryMetric, cells: list[CellResult]) -> list[CellResult]
     return found if any(metric.samples(c) for c in found) else None
 
 
+def _says(metric: SummaryMetric, cells: list[CellResult]) -> bool:
+    """Open-loop cells (a `rate`) all receive about the rate they are offered: their
+    requests/s and its ratio to nginx rank nothing (their latency does)."""
+    open_loop = any(c.params.get("rate") for c in cells)
+    return not (open_loop and metric in (REQUESTS, OF_CEILING))
+
+
 def metrics_for(workload: str) -> tuple[SummaryMetric, ...]:
     if workload.startswith(SERVER_PREFIX):
         return (REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
@@ -300,7 +307,7 @@ def summaries(cells: tuple[CellResult, ...] | list[CellResult],
             group, note = _largest(group, param)
         for case, members in _cases(group, shown):
             found += [summarize_case(ranked, m, case, note) for m in metrics_for(workload)
-                      if (ranked := _members(m, members))]
+                      if (ranked := _members(m, members)) and _says(m, members)]
     return found
 
 

@@ -39,8 +39,8 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
               "(Connection: close), as seed 004", choices=("true", "false")),
         RateParam("rate", 0, "oha only: requests/s, open loop with latency correction "
                   "(0 = as fast as possible, closed loop); N% offers N % of the closed-loop "
-                  "peak each run probes first; auto (in --scan or --param) is the grid "
-                  "10%,25%,50%,75%,90%,100%", 0, 10_000_000),
+                  "peak probed once per grid (server.rate_grid); auto (in --scan or "
+                  "--param) is the grid 10%,25%,50%,75%,90%,100%", 0, 10_000_000),
         Param("loadgen", "wrk", "load generator", choices=("wrk", "oha")),
         Param("syscalls", "false", "true: count the server's system calls, context switches "
               "and page faults per request over the measured window (perf stat; "
