@@ -1,8 +1,9 @@
 """The Go and Rust servers on both their stacks (issue 26): go (net/http) beside go-fasthttp
 (--server=fasthttp), rust-tokio (axum) beside rust-hyper (--server=hyper). Within a language
-both stacks answer alike: the contract's route 200, every id that is not a decimal integer ≥ 1
-and every unknown path 404 (never a 400, never a 200 for /user/0), another method on the route
-405; a 200 keeps the connection open; SIGTERM ends the process with exit 0. A stack the binary
+both stacks answer alike: the contract's route 200 (ids 1 to 2^53 − 1, leading zeros allowed),
+every other id and every unknown path 404 (docs/contract.md, "Error answers": never a 400, never
+a 200 for /user/0), another method on the route 405; a 200 and a 404 keep the connection open;
+SIGTERM ends the process with exit 0. A stack the binary
 does not know, or a stack named for a batch workload, is bad input (exit 2)."""
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ CONTENDERS = Path(__file__).resolve().parent.parent / "contenders"
 BINARIES = {"go": CONTENDERS / "go" / "build" / "concbench-go",
             "rust": CONTENDERS / "rust" / "target" / "release" / "concbench-tokio"}
 STACKS = {"go": ("net/http", "fasthttp"), "rust": ("axum", "hyper")}
-BAD_PATHS = ["/user/0", "/user/abc", "/user/+5", "/user/", "/user/-1", "/user/1x",
-             "/user/99999999999999999999", "/user/1/x", "/nope", "/hello/x"]
+BAD_PATHS = ["/user/0", "/user/abc", "/user/+5", "/user/", "/user/-1", "/user/1x", "/user/1.5",
+             "/user/9007199254740992", "/user/99999999999999999999", "/user/1/x", "/nope",
+             "/hello/x"]
+GOOD_IDS = {"/user/007": 7, "/user/9007199254740991": 9007199254740991}
 PARAMS = {"http-hello": ["--pool-size=0"],
           "http-aggregate": ["--base-ms=1", "--detail-ms=1", "--extra-ms=1", "--downstream=inproc",
                              "--backend-host=127.0.0.1", "--backend-port=0", "--pool-size=0"]}
@@ -72,9 +75,10 @@ def _answers(lang: str, stack: str, workload: str, good: str) -> tuple[dict, dic
     try:
         ready = json.loads(proc.stdout.readline())
         assert ready["type"] == "ready" and ready["port"] == port, ready
-        answers = {p: _get(port, p) for p in [good, *BAD_PATHS]}
+        answers = {p: _get(port, p) for p in [good, *BAD_PATHS, *GOOD_IDS]}
         answers["POST"] = _get(port, good, "POST")
         answers["keep-alive"] = _twice_on_one_connection(port, good)
+        answers["keep-alive 404"] = _twice_on_one_connection(port, "/user/0")
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)
@@ -102,6 +106,12 @@ def test_both_stacks_answer_alike_and_bad_ids_are_404(built, processes, lang, wo
     assert len(not_found) == 1 and next(iter(not_found))[0] == 404, standard
     assert standard["POST"][0] == 405
     assert standard["keep-alive"] == [200, 200]
+    assert standard["keep-alive 404"] == [404, 404]
+    for path, user_id in GOOD_IDS.items():
+        if workload == "http-aggregate":
+            assert standard[path][0] == 200 and json.loads(standard[path][2])["id"] == user_id, path
+        else:
+            assert standard[path][0] == 404, path
 
 
 @pytest.mark.parametrize("lang, unknown", [("go", "gin"), ("rust", "actix")])

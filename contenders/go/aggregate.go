@@ -143,15 +143,23 @@ func aggregateUser(ctx context.Context, id int64, base, detail, extra call) ([]b
 	return body, http.StatusOK, nil
 }
 
-// parseID accepts a decimal integer ≥ 1 (digits only, fits in int64).
+// maxID is the largest user id, 2^53 − 1: the integers every JSON reader
+// holds exactly (docs/contract.md, "Error answers").
+const maxID = 1<<53 - 1
+
+// parseID accepts a user id: digits only (leading zeros allowed), 1..maxID.
+// Anything else is a path no workload serves, answered 404.
 func parseID(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, false
 		}
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
-	return id, err == nil && id >= 1
+	return id, err == nil && id >= 1 && id <= maxID
 }
 
 // sleepCall is an in-process downstream call: time.Sleep parks the goroutine

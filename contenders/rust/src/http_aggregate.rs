@@ -8,8 +8,8 @@
 //! legacy `Client` (rust-hyper; the pool reqwest wraps), either pool unbounded
 //! per host, the whole body read, anything but 200 → 502.
 //!
-//! The id is a decimal integer ≥ 1 (digits only); any other `/user/…` is a path
-//! the contract does not define, so it gets the same empty 404 as an unknown path.
+//! The id is digits only, 1 to 2^53 − 1 (docs/contract.md, "Error answers"); any
+//! other `/user/…` is a path no workload serves: the same empty 404 as an unknown path.
 
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::sync::Arc;
@@ -157,12 +157,17 @@ impl Downstream {
     }
 }
 
-/// The id of `/user/{id}`: ASCII digits only (no sign, no spaces), ≥ 1, fits a u64.
+/// The largest user id, 2^53 − 1: the integers every JSON reader holds exactly
+/// (docs/contract.md, "Error answers").
+const MAX_ID: u64 = (1 << 53) - 1;
+
+/// The id of `/user/{id}`: ASCII digits only (no sign, no spaces; leading zeros
+/// allowed), 1..=MAX_ID. Anything else is a path no workload serves: 404.
 pub fn parse_id(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    s.parse::<u64>().ok().filter(|&id| id >= 1)
+    s.parse::<u64>().ok().filter(|id| (1..=MAX_ID).contains(id))
 }
 
 /// The handler's work, shared by the axum and the bare hyper servers: base, then
