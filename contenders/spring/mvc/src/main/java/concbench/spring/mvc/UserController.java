@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import concbench.spring.ConditionalOnAggregate;
 import concbench.spring.User;
+import concbench.spring.UserIds;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 
 /**
  * http-aggregate: GET /user/{id}, assembled by the active design's {@link UserService}.
@@ -30,8 +33,13 @@ public class UserController {
         this.userWriter = objectMapper.writerFor(User.class);
     }
 
-    @GetMapping("/user/{id}")
+    /**
+     * Only digit ids match the mapping, so /user/abc, /user/-1 or /user/+5 are paths no handler
+     * serves (404, as an unknown path); 0 and ids past 2^53 - 1 are answered 404 the same way.
+     */
+    @GetMapping("/user/{id:" + UserIds.PATTERN + "}")
     public ResponseEntity<byte[]> getUser(@PathVariable long id) throws Exception {
+        if (!UserIds.isUserId(id)) throw new ResponseStatusException(HttpStatus.NOT_FOUND);
         byte[] body = userWriter.writeValueAsBytes(userService.assembleUser(id));
         return ResponseEntity.ok()
                 .contentType(MediaType.APPLICATION_JSON)

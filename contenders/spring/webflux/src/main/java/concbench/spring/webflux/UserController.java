@@ -2,11 +2,14 @@ package concbench.spring.webflux;
 
 import concbench.spring.ConditionalOnAggregate;
 import concbench.spring.User;
+import concbench.spring.UserIds;
 import concbench.spring.UserDetail;
 import concbench.spring.UserExtraInfo;
+import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
 import reactor.core.publisher.Mono;
 
 /**
@@ -22,8 +25,13 @@ public class UserController {
         this.downstream = downstream;
     }
 
-    @GetMapping("/user/{id}")
+    /**
+     * Only digit ids match the mapping, so /user/abc, /user/-1 or /user/+5 are paths no handler
+     * serves (404, as an unknown path); 0 and ids past 2^53 - 1 are answered 404 the same way.
+     */
+    @GetMapping("/user/{id:" + UserIds.PATTERN + "}")
     public Mono<User> getUser(@PathVariable long id) {
+        if (!UserIds.isUserId(id)) return Mono.error(new ResponseStatusException(HttpStatus.NOT_FOUND));
         return downstream.getUserBaseInfo(id)
                 .flatMap(userId -> Mono.zip(
                                 downstream.getUserDetailInfo(userId),
