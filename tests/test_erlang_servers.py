@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 FOLDER = Path(__file__).resolve().parent.parent / "contenders" / "erlang"
-BAD_PATHS = ["/user/0", "/user/abc", "/user/", "/user/-1", "/user/1x", "/user/99999999999999999999",
-             "/nope", "/hello/x"]
+BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/9007199254740992",
+             "/user/", "/user/1x", "/user/99999999999999999999", "/nope", "/hello/x"]
+"""docs/contract.md's "Error answers": not a route, or an id outside 1 to 2^53 - 1: 404."""
 
 
 def _free_port() -> int:
@@ -74,6 +75,10 @@ def _answers(server: str, workload: str, paths: list[str]) -> tuple[dict, dict]:
         answers = {p: _get(port, p) for p in paths}
         answers["POST /hello"] = _get(port, "/hello", "POST")
         answers["keep-alive"] = _twice_on_one_connection(port, paths[0])
+        answers["keep-alive after 404"] = _twice_on_one_connection(port, "/nope")
+        if workload == "http-aggregate":
+            for path in ("/user/007", "/user/9007199254740991"):
+                answers[path] = _get(port, path)
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)
@@ -101,6 +106,12 @@ def test_both_stacks_answer_alike_and_bad_ids_are_404(erlang_built, processes, w
         assert gen_tcp[path] == (404, "text/plain", b"not found\n"), path
     assert gen_tcp["POST /hello"] == (405, "text/plain", b"method not allowed\n")
     assert gen_tcp["keep-alive"] == [200, 200]
+    assert gen_tcp["keep-alive after 404"] == [404, 404]
+    if workload == "http-aggregate":
+        for path, id_ in (("/user/007", 7), ("/user/9007199254740991", 2**53 - 1)):
+            status, _, body = gen_tcp[path]
+            assert status == 200 and json.loads(body)["id"] == id_, (path, body)
+            assert json.loads(body)["name"] == f"User-{id_}"
 
 
 def test_an_unknown_stack_is_bad_input(erlang_built):

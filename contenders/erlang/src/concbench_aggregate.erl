@@ -21,6 +21,7 @@
 -export([params/0, serve/2]).
 
 -define(MAX_SESSIONS, 4096).
+-define(MAX_ID, (1 bsl 53) - 1).
 
 params() ->
     ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port",
@@ -73,11 +74,13 @@ start_client() ->
     ok = httpc:set_options([{max_sessions, ?MAX_SESSIONS}, {max_keep_alive_length, 0},
                             {keep_alive_timeout, 120000}]).
 
-%% user_id: digits only (a query string is ignored), >= 1, fits a signed 64-bit integer.
+%% user_id: a user id as docs/contract.md's "Error answers" defines it: digits only
+%% (leading zeros allowed: 007 is 7; a query string is ignored), from 1 to
+%% 2^53 - 1, the integers every JSON reader holds exactly. Anything else: error (404).
 user_id(Bin) ->
     [Digits | _] = binary:split(Bin, <<"?">>),
     try binary_to_integer(Digits) of
-        N when N >= 1, N =< 16#7fffffffffffffff, Digits =/= <<>> ->
+        N when N >= 1, N =< ?MAX_ID, Digits =/= <<>> ->
             case lists:all(fun(C) -> C >= $0 andalso C =< $9 end, binary_to_list(Digits)) of
                 true -> N;
                 false -> error

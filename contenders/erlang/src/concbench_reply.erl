@@ -2,10 +2,13 @@
 %% concbench_httpd): a handler returns {Code, ContentType, Body} and each server
 %% writes it in its own way, so the two stacks answer with the same bodies.
 %%
-%% Error answers follow docs/contract.md: a path that is not a route, and
-%% /user/{id} whose id is not a decimal integer >= 1, are unknown paths: 404.
-%% Every error answer, on both workloads and both stacks, is text/plain with its
-%% reason phrase in lower case and a newline as body ("not found\n").
+%% Error answers follow docs/contract.md ("Error answers"): a path that is not a
+%% route, and /user/{id} whose id is not a user id (digits, 1 to 2^53 - 1), are
+%% 404, never 400; a failed downstream call 502; another method 405. The body is
+%% the stack's own choice (the harness does not compare it); here every error
+%% answer, on both workloads and both stacks, is text/plain with its reason
+%% phrase in lower case and a newline ("not found\n"), and the connection stays
+%% open after it.
 -module(concbench_reply).
 -export([error/1, not_found/0, reason/1]).
 -compile({no_auto_import, [error/1]}).
