@@ -144,3 +144,16 @@ def test_cpu_per_request_takes_the_cgroups_usage_over_the_process_tree():
     group = cpu_per_request(window, 0.8, load)
     assert (group.server_source, group.server_us) == ("cgroup", 800.0)
     assert cpu_per_request(window, None, None) is None
+
+
+def test_a_process_cpu_is_read_finer_than_procs_clock_ticks():
+    """2 ms of CPU read from the process's CPU-time clock, not rounded to /proc's 10 ms tick."""
+    import time
+
+    from concbench.proc.tree import exact_cpu_s
+
+    before = exact_cpu_s(os.getpid())
+    until = time.process_time() + 0.002
+    while time.process_time() < until:
+        pass
+    assert 0.002 <= exact_cpu_s(os.getpid()) - before < 0.004

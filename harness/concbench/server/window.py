@@ -1,7 +1,8 @@
 """What a process tree did during the measured load window, read from /proc.
 
-CPU comes from the tree's cumulative utime + stime at both ends of the window (a process's
-stat includes its exited threads). Context switches are summed over every thread's
+CPU comes from the tree's cumulative user + system time at both ends of the window, read
+from each process's CPU-time clock in nanoseconds (proc.tree.exact_cpu_s; it includes the
+process's exited threads). Context switches are summed over every thread's
 /proc/<pid>/task/<tid>/status at both ends (the process-level status holds only the main
 thread's counts; threads that exit inside the window take theirs with them, so these are a
 floor). Open file descriptors are counted every 200 ms; RSS and threads come from the
@@ -28,7 +29,7 @@ def tree_pids(pid: int) -> list[int]:
 
 
 def tree_cpu_s(pid: int) -> float:
-    return sum(proc_tree.cpu_s(p) for p in proc_tree.tree(pid))
+    return sum(proc_tree.exact_cpu_s(p) for p in proc_tree.tree(pid))
 
 
 def tree_thread_files(pid: int, name: str) -> Iterator[bytes]:
