@@ -97,19 +97,29 @@ def versus_header(group: list[CellResult]) -> str:
 HEADERS = ("requests/s", "95% CI", "offered/s", "behind", "p50", "p99", "p99.9", "max",
            "errors", "server CPU", "server µs/req", "server RSS", "threads", "gen CPU",
            "gen µs/req", "start-up", "warm-up", "n")
-"""requests/s is the ok responses per second achieved; offered/s and behind are there for
-open-loop cells (oha at a rate): the median offered rate and whether the server fell behind
-it (server.saturation), as "yes", "no" or the runs that did ("1/3")."""
+"""requests/s is the ok responses per second achieved; OPEN_LOOP's columns are there when a
+cell of the table was offered a rate (oha): the median offered rate and whether the server fell
+behind it (server.saturation), as "yes", "no" or the runs that did ("1/3")."""
+OPEN_LOOP = ("offered/s", "behind")
+
+
+def _open_loop(group: list[CellResult]) -> bool:
+    return any(c.params.get("rate") for c in group)
+
+
+def headers(group: list[CellResult]) -> tuple[str, ...]:
+    """HEADERS, without OPEN_LOOP's columns in a table of closed-loop cells only."""
+    return HEADERS if _open_loop(group) else tuple(h for h in HEADERS if h not in OPEN_LOOP)
 
 
 def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
     """The figures after the contender and varying parameters, before the status."""
     if "requests_per_s" not in cell.stats:
-        return ("—",) * (len(HEADERS) + 1)
+        return ("—",) * (len(headers(group)) + 1)
     errors = _median(cell, "errors_total")
     n = cell.stats["requests_per_s"].n
-    return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group),
-            _rate(_median(cell, "offered_per_s")), _behind(cell),
+    offered = (_rate(_median(cell, "offered_per_s")), _behind(cell)) if _open_loop(group) else ()
+    return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group), *offered,
             units.milliseconds(_median(cell, "latency_p50_ms")), units.milliseconds(_median(cell, "latency_p99_ms")),
             units.milliseconds(_median(cell, "latency_p999_ms")), units.milliseconds(_median(cell, "latency_max_ms")),
             units.count(errors), _pct(_median(cell, "server_cpu_percent")),
