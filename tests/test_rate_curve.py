@@ -112,6 +112,7 @@ def test_rate_auto_probes_the_peak_and_runs_its_grid(bench):
     (["--param", "rate=fast"], "must be an integer"),
     (["--param", "loadgen=wrk", "--param", "rate=500"], "only oha sends"),
     (["--param", "loadgen=wrk", "--scan", "rate=auto"], "only oha sends"),
+    (["--param", "loadgen=wrk", "--param", "rate=auto"], "only oha sends"),
 ])
 def test_bad_rates_are_bad_input(cli, args, message):
     res = cli("run", "http-hello", "--contender", "fake-server", *args)
