@@ -42,6 +42,12 @@ def _run(fake_bench, contender: str) -> dict:
     res = fake_bench("run", "http-hello", "--contender", contender, *LOAD)
     assert res.code == 0, res.stderr
     assert "system calls, context switches and page faults per request" in res.stdout
+    results = sorted((fake_bench.root / "results").glob("*/results.json"))[-1]
+    markdown = (results.parent / "results.md").read_text()
+    assert "#### http-hello: system calls, context switches and page faults" in markdown
+    report = fake_bench.root / "report.md"
+    assert fake_bench("report", str(results), "--markdown", str(report)).code == 0
+    assert "#### http-hello: system calls, context switches and page faults" in report.read_text()
     cell = fake_bench.last()["cells"][0]
     assert cell["status"] == "ok", cell["reason"]
     return cell

@@ -3,7 +3,7 @@ the machine and toolchains, every warning."""
 
 from __future__ import annotations
 
-from concbench.report import hosts_table, summary, summary_text
+from concbench.report import hosts_table, summary, summary_text, syscall_table
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
 from concbench.stats import ceiling_ratio
@@ -34,6 +34,7 @@ def serialize(doc: ResultsDocument) -> bytes:
              *hosts_table.markdown(doc, "##")]
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
+        lines += syscall_table.markdown(doc.cells, table.workload)
     lines += ceiling_note(doc) + toolchains_section(doc, "##") + warnings_section(doc, "##")
     return "\n".join(lines).encode()
 
