@@ -141,3 +141,30 @@ def test_the_table_notes_a_cell_counted_without_tracepoints():
     assert "no system calls counted" in row["note"]
     text = "\n".join(syscall_table.markdown([cell], "http-hello"))
     assert "| x | — |" in text and "#### http-hello: system calls" in text
+
+
+def test_a_thread_that_ends_while_perf_attaches_is_retried(monkeypatch):
+    """perf stat -p fails as a whole (ESRCH) when one of the threads it listed has ended
+    before it opened its counters (a thread-per-connection server): the attach is tried
+    again with the threads of the moment. Simulated by a pid that has ended."""
+    if tools.missing("perf"):
+        pytest.skip(tools.missing("perf"))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.01)"])
+    calls = []
+
+    def tree(pid: int) -> list[int]:
+        calls.append(pid)
+        return [pid, gone.pid] if len(calls) == 1 else [pid]
+
+    monkeypatch.setattr(syscall_counts.proc_tree, "tree", tree)
+    try:
+        counter = syscall_counts.begin(child.pid, None, {"syscalls": "true"})
+        time.sleep(0.2)
+        found = syscall_counts.end(counter)
+    finally:
+        child.kill()
+        child.wait()
+    assert len(calls) == 2 and found is not None and found.note is None, found
+    assert found.counts["context-switches"] > 0

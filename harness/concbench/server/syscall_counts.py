@@ -40,6 +40,10 @@ ACK_TIMEOUT_S = 30.0
 """perf attaches one counter per event per thread: a server with thousands of threads takes a
 while before its first acknowledgement."""
 STOP_TIMEOUT_S = 30.0
+ATTACH_ATTEMPTS = 3
+"""perf stat -p lists the threads of each pid, then opens its counters on each: a thread that
+ends in between (a thread-per-connection server closing a connection) fails the whole attach
+with ESRCH, so it is tried again with the threads of the moment."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -144,6 +148,15 @@ class SyscallCounter:
         have = tracepoints()
         self._calls = tuple(c for c in CALLS if c in have)
         self._missing = tuple(c for c in CALLS if c not in have)
+        for attempt in range(ATTACH_ATTEMPTS):
+            self.failed = None
+            if self._attach() or self._proc is None:
+                return
+            if attempt + 1 < ATTACH_ATTEMPTS:
+                self._discard()
+
+    def _attach(self) -> bool:
+        """Start perf stat on the tree's threads as they are now and switch it on."""
         ctl_r, self._ctl = os.pipe()
         self._ack, ack_w = os.pipe()
         argv = self._argv(str(tools.path("perf")), ctl_r, ack_w)
@@ -156,11 +169,24 @@ class SyscallCounter:
             self.failed = f"cannot start perf: {err}"
             os.close(self._ctl)
             os.close(self._ack)
+            return False
         finally:
             os.close(ctl_r)
             os.close(ack_w)
-        if self._proc is not None and not self._switch(b"enable"):
+        if not self._switch(b"enable"):
             self.failed = "perf stat did not start counting (no acknowledgement)"
+            return False
+        return True
+
+    def _discard(self) -> None:
+        """Stop a perf that could not start counting (before trying again)."""
+        assert self._proc is not None
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.communicate()
+        os.close(self._ctl)
+        os.close(self._ack)
+        self._proc = None
 
     def _switch(self, command: bytes) -> bool:
         """Send a control command and wait for perf's acknowledgement."""
