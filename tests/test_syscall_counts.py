@@ -168,3 +168,43 @@ def test_a_thread_that_ends_while_perf_attaches_is_retried(monkeypatch):
         child.wait()
     assert len(calls) == 2 and found is not None and found.note is None, found
     assert found.counts["context-switches"] > 0
+
+
+TREE = """
+import os, select, sys, threading, time
+sys.stdin.readline()  # begins once perf counts
+def pairs(n):
+    ep = select.epoll()
+    for _ in range(n):
+        ep.register(sys.stdin.fileno(), select.EPOLLIN)
+        ep.unregister(sys.stdin.fileno())
+thread = threading.Thread(target=pairs, args=(300,))
+thread.start()
+thread.join()
+if os.fork() == 0:
+    pairs(200)
+    os._exit(0)
+os.wait()
+print("done", flush=True)
+time.sleep(30)
+"""
+
+
+def test_threads_and_children_started_after_attaching_are_counted(monkeypatch):
+    """A thread (300 ADD/DEL pairs) and a forked child (200) both start after perf attached
+    and both end before the window does: 1 000 epoll_ctl, all counted."""
+    _perf_with_tracepoints()
+    parent = subprocess.Popen([sys.executable, "-c", TREE], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        counter = syscall_counts.begin(parent.pid, None, {"syscalls": "true"})
+        assert parent.stdin is not None and parent.stdout is not None
+        parent.stdin.write("go\n")
+        parent.stdin.flush()
+        assert parent.stdout.readline() == "done\n"
+        found = syscall_counts.end(counter)
+    finally:
+        parent.kill()
+        parent.wait()
+    assert found is not None and found.note is None, found
+    assert found.counts["epoll_ctl"] == 1000, found.counts
