@@ -252,7 +252,7 @@ def test_two_runs_at_once_share_the_store_and_never_a_folder(fake_bench):
 
 
 def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_bench):
-    """10 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment of its course
+    """6 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment of its course
     (as long as one whole plan took here), then resumed; every planned cell ends up in
     results.json and the store exactly once. Most kills must land mid-plan, or the test would
     only resume finished plans."""
@@ -269,7 +269,7 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
     started = time.monotonic()
     assert fake_bench(*plan).code == 0
     course = time.monotonic() - started  # where the kills land, not a figure checked
-    attempts, unfinished = 10, 0
+    attempts, unfinished = 6, 0
     for attempt in range(attempts):
         before = {p.name for p in (fake_bench.root / "results").glob("*") if p.is_dir()}
         proc = subprocess.Popen([sys.executable, "-m", "concbench", *plan], env=fake_bench.env,
