@@ -6,14 +6,15 @@ exit 0 on SIGTERM."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from http_answers import free_port as _free_port
+from http_answers import get as _get
+from http_answers import twice_on_one_connection as _twice_on_one_connection
 
 FOLDER = Path(__file__).resolve().parent.parent / "contenders" / "erlang"
 BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/9007199254740992",
@@ -21,10 +22,6 @@ BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user
 """docs/contract.md's "Error answers": not a route, or an id outside 1 to 2^53 - 1: 404."""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(server: str, workload: str, port: int) -> tuple[subprocess.Popen, dict]:
@@ -39,33 +36,8 @@ def _start(server: str, workload: str, port: int) -> tuple[subprocess.Popen, dic
     return proc, ready["runtime"]
 
 
-def _get(port: int, path: str, method: str = "GET") -> tuple[int, str, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request(method, path)
-        resp = conn.getresponse()
-        return resp.status, resp.getheader("Content-Type", ""), resp.read()
-    finally:
-        conn.close()
 
 
-def _twice_on_one_connection(port: int, path: str) -> list[int]:
-    """Two requests on one keep-alive connection: a server that closes it after the first
-    answer without saying so fails the second (http.client does not reconnect by itself)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        statuses, sockets = [], []
-        for _ in range(2):
-            conn.request("GET", path)
-            resp = conn.getresponse()
-            resp.read()
-            assert not resp.will_close, (path, resp.getheaders())
-            statuses.append(resp.status)
-            sockets.append(conn.sock)
-        assert sockets[0] is sockets[1]
-        return statuses
-    finally:
-        conn.close()
 
 
 def _answers(server: str, workload: str, paths: list[str]) -> tuple[dict, dict]:

@@ -10,11 +10,11 @@ import http.client
 import json
 import shutil
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from http_answers import free_port as _free_port
 
 from concbench import manifest
 
@@ -33,10 +33,6 @@ AGGREGATE = ["--base-ms=1", "--detail-ms=1", "--extra-ms=1", "--downstream=inpro
              "--backend-host=127.0.0.1", "--backend-port=0", "--pool-size=4"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _command(name: str, java: Path) -> tuple[Path, list[str]]:

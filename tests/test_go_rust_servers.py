@@ -8,14 +8,15 @@ does not know, or a stack named for a batch workload, is bad input (exit 2)."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
 import pytest
+from http_answers import free_port as _free_port
+from http_answers import get as _get
+from http_answers import twice_on_one_connection as _twice_on_one_connection
 
 CONTENDERS = Path(__file__).resolve().parent.parent / "contenders"
 BINARIES = {"go": CONTENDERS / "go" / "build" / "concbench-go",
@@ -32,38 +33,10 @@ BATCH = ["fanout", "--requests=1", "--concurrency=0", "--user-ms=0", "--orders-m
          "--prefs-ms=0", "--notifications-ms=0", "--pool-size=1", "--warmup=0", "--iterations=1"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def _get(port: int, path: str, method: str = "GET") -> tuple[int, str, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request(method, path)
-        resp = conn.getresponse()
-        return resp.status, resp.getheader("Content-Type", ""), resp.read()
-    finally:
-        conn.close()
 
 
-def _twice_on_one_connection(port: int, path: str) -> list[int]:
-    """Two requests on one keep-alive connection (http.client does not reconnect by itself)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        statuses, sockets = [], []
-        for _ in range(2):
-            conn.request("GET", path)
-            resp = conn.getresponse()
-            resp.read()
-            assert not resp.will_close, (path, resp.getheaders())
-            statuses.append(resp.status)
-            sockets.append(conn.sock)
-        assert sockets[0] is sockets[1]
-        return statuses
-    finally:
-        conn.close()
 
 
 def _answers(lang: str, stack: str, workload: str, good: str) -> tuple[dict, dict]:
