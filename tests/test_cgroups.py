@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cgroup_support import needs_cgroups
 from proc_state import alive
 
 from concbench.errors import UserError
@@ -29,22 +30,6 @@ SLEEPS = ["--param", "tasks=10", "--param", "sleep-ms=10", "--param", "pool-size
 BURN = ["--param", "rings=1", "--param", "size=2", "--param", "passes=1000"]
 
 
-def _usable() -> str | None:
-    """Why real cgroups cannot be made here (None: they can)."""
-    if os.geteuid() != 0:
-        return "not root"
-    found = cgroups.machine_layout()
-    if found.problem:
-        return found.problem
-    try:
-        cgroups.preflight(Limits(0.5, 64 << 20))
-    except UserError as err:
-        return str(err)
-    return None
-
-
-needs_cgroups = pytest.mark.skipif(_usable() is not None,
-                                   reason=f"no cgroups to make here: {_usable()}")
 
 
 def _run_cgroups(cell: dict) -> list[dict]:

@@ -13,14 +13,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-from pathlib import Path
 
 import pytest
+from cgroup_support import needs_cgroups
 
-from concbench.errors import UserError
-from concbench.proc import cgroups
-from concbench.proc.cgroups.limits import Limits
 from concbench.report import cgroup_columns, units
 from concbench.report.cgroup_columns import nanoseconds
 from concbench.report.table import tables
@@ -52,21 +48,7 @@ workloads = ["ring"]
 '''
 
 
-def _usable() -> str | None:
-    if os.geteuid() != 0:
-        return "not root"
-    found = cgroups.machine_layout()
-    if found.problem:
-        return found.problem
-    try:
-        cgroups.preflight(Limits(0.5, 64 << 20))
-    except UserError as err:
-        return str(err)
-    return None
-
-
-pytestmark = pytest.mark.skipif(_usable() is not None,
-                                reason=f"no cgroups to make here: {_usable()}")
+pytestmark = needs_cgroups
 
 
 class Views:
