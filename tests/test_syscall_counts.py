@@ -88,6 +88,17 @@ def test_off_by_default(fake_bench):
     assert run["server"]["syscalls"] is None
 
 
+def _count_then_kill(child: subprocess.Popen) -> syscall_counts.SyscallWindow | None:
+    """The child's calls counted for 0.2 s, as a server's window is, then the child killed."""
+    try:
+        counter = syscall_counts.begin(child.pid, None, {"syscalls": "true"})
+        time.sleep(0.2)
+        return syscall_counts.end(counter)
+    finally:
+        child.kill()
+        child.wait()
+
+
 def test_a_kernel_without_tracepoints_gets_a_note_not_a_crash(monkeypatch):
     """Counted in this process on a child that wakes every 10 ms: the probe says no
     tracepoints."""
@@ -95,13 +106,7 @@ def test_a_kernel_without_tracepoints_gets_a_note_not_a_crash(monkeypatch):
         pytest.skip(tools.missing("perf"))
     monkeypatch.setattr(syscall_counts, "tracepoints", lambda: frozenset())
     child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(0.01)"])
-    try:
-        counter = syscall_counts.begin(child.pid, None, {"syscalls": "true"})
-        time.sleep(0.2)
-        found = syscall_counts.end(counter)
-    finally:
-        child.kill()
-        child.wait()
+    found = _count_then_kill(child)
     assert found is not None and found.missing == syscall_counts.CALLS
     assert "no syscalls:sys_enter_* tracepoints" in (found.note or "")
     assert set(found.counts) == set(syscall_counts.EVENTS) and found.counts["context-switches"]
@@ -159,13 +164,7 @@ def test_a_thread_that_ends_while_perf_attaches_is_retried(monkeypatch):
         return [pid, gone.pid] if len(calls) == 1 else [pid]
 
     monkeypatch.setattr(syscall_counts.proc_tree, "tree", tree)
-    try:
-        counter = syscall_counts.begin(child.pid, None, {"syscalls": "true"})
-        time.sleep(0.2)
-        found = syscall_counts.end(counter)
-    finally:
-        child.kill()
-        child.wait()
+    found = _count_then_kill(child)
     assert len(calls) == 2 and found is not None and found.note is None, found
     assert found.counts["context-switches"] > 0
 
