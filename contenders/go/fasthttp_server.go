@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/valyala/fasthttp"
 )
@@ -32,15 +29,8 @@ func (s server) runFasthttp(ln net.Listener) error {
 		NoDefaultServerHeader: true, // net/http sends none; keeps responses alike
 	}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	stopped := make(chan error, 1)
-	go func() {
-		<-stop
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		stopped <- srv.ShutdownWithContext(ctx) // a DeadlineExceeded: the rest is dropped at exit
-	}()
+	// a DeadlineExceeded: the rest is dropped at exit
+	stopped := shutdownOnSignal(srv.ShutdownWithContext)
 
 	s.emitReady(ln, map[string]any{"server": "fasthttp", "fasthttp": fasthttpVersion})
 

@@ -80,19 +80,13 @@ func (s server) run() error {
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	stopped := make(chan error, 1)
-	go func() {
-		<-stop
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
+	stopped := shutdownOnSignal(func(ctx context.Context) error {
 		err := srv.Shutdown(ctx) // stops accepting, closes idle connections, waits for active ones
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = srv.Close() // in-flight requests may be dropped
 		}
-		stopped <- err
-	}()
+		return err
+	})
 
 	s.emitReady(ln, map[string]any{"server": "net/http"})
 
@@ -100,6 +94,21 @@ func (s server) run() error {
 		return err
 	}
 	return <-stopped // Serve returns at once on Shutdown; wait for it to finish
+}
+
+// shutdownOnSignal runs shutdown, given shutdownGrace, once SIGTERM or SIGINT
+// arrives; its error comes on the returned channel.
+func shutdownOnSignal(shutdown func(context.Context) error) <-chan error {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	stopped := make(chan error, 1)
+	go func() {
+		<-stop
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		stopped <- shutdown(ctx)
+	}()
+	return stopped
 }
 
 // emitReady prints the ready line: the port ln listens on, the runtime's CPUs,
