@@ -159,3 +159,19 @@ def test_the_store_keeps_each_runs_median(tmp_path, elapsed_ms, median_ms):
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         (stored,) = db.execute("SELECT median_elapsed_s FROM runs").fetchone()
     assert stored == pytest.approx(median_ms / 1000)
+
+
+def _open_and_close_store(path: str) -> None:
+    Store(path).close()
+
+
+@pytest.mark.middle
+def test_runs_creating_one_store_at_the_same_moment_all_open_it(tmp_path):
+    """Four processes open a store that does not exist yet, 20 times over: none may fail with
+    "database is locked" (switching a new store to WAL takes a lock SQLite does not wait for)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        for round_ in range(20):
+            path = str(tmp_path / f"store-{round_}.sqlite")
+            pool.map(_open_and_close_store, [path] * 4)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -84,6 +85,24 @@ def history_query(f: HistoryFilter) -> tuple[str, list[Any]]:
     return sql, args + [f.limit]
 
 
+def _use_wal(db: sqlite3.Connection, patience_s: float = 30.0) -> None:
+    """Switch a store to WAL (a persistent mode of the file). The switch needs an exclusive lock
+    for which SQLite does not call its busy handler, so two runs creating one store at the same
+    moment see "database is locked": retry it for as long as the connection's own timeout."""
+    deadline = time.monotonic() + patience_s
+    pause = 0.01
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
 class Store:
     """SQLite store (the file is created on first use); a database URL gives PostgresStore."""
 
@@ -99,7 +118,7 @@ class Store:
         # Two concbench runs may share one store: WAL lets a reader and a writer work at once,
         # and a writer waits up to 30 s for the other's short transaction instead of failing.
         self._db: Any = sqlite3.connect(location, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _use_wal(self._db)
         self._db.create_aggregate("STRING_AGG", -1, _StringAgg)
         self._db.executescript(_SCHEMA)
         self._check_version(location)
