@@ -16,7 +16,7 @@ from concbench.workloads.params import Param, Params
 
 LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "warmup-window-s",
                     "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen",
-                    "syscalls")
+                    "syscalls", "slo-p99-ms", "capacity-steps", "capacity-window-s")
 
 
 def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param, ...]:
@@ -45,6 +45,13 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
         Param("syscalls", "false", "true: count the server's system calls, context switches "
               "and page faults per request over the measured window (perf stat; "
               "docs/servers.md gives its cost)", choices=("false", "true")),
+        Param("slo-p99-ms", 0, "capacity at a latency target: the highest open-loop rate "
+              "the server holds with p99 at most this many ms, no errors and 99 % of the "
+              "offered rate achieved, found by bisection before the measured window, which "
+              "then runs at that rate (oha only; 0 = no search; server.capacity)", 0, 600_000),
+        Param("capacity-steps", 6, "bisection windows of the capacity search (each halves "
+              "the interval between a held and a missed rate)", 1, 20),
+        Param("capacity-window-s", 3, "seconds of each capacity-search window", 1, 600),
     )
 
 
@@ -66,6 +73,13 @@ def open_loop_problem(params: Params) -> str | None:
     if params.get("rate") and params.get("loadgen") != "oha":
         return (f"rate={params['rate']} is an open-loop rate, which only oha sends: add "
                 "--param loadgen=oha (wrk is closed loop)")
+    if params.get("slo-p99-ms"):
+        if params.get("loadgen") != "oha":
+            return (f"slo-p99-ms={params['slo-p99-ms']} searches open-loop rates, which "
+                    "only oha sends: add --param loadgen=oha (wrk is closed loop)")
+        if params.get("rate"):
+            return (f"slo-p99-ms finds the rate itself: drop rate={params['rate']} "
+                    "(or drop slo-p99-ms to measure at a given rate)")
     return None
 
 
