@@ -16,7 +16,8 @@ from concbench.workloads.params import Param, Params
 
 LOAD_PARAM_NAMES = ("connections", "duration-s", "warmup-s", "warmup-window-s",
                     "warmup-steady-pct", "threads", "keepalive", "rate", "loadgen",
-                    "syscalls", "slo-p99-ms", "capacity-steps", "capacity-window-s")
+                    "syscalls", "slo-p99-ms", "capacity-steps", "capacity-window-s",
+                    "think-ms")
 
 
 def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param, ...]:
@@ -52,6 +53,9 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
         Param("capacity-steps", 6, "bisection windows of the capacity search (each halves "
               "the interval between a held and a missed rate)", 1, 20),
         Param("capacity-window-s", 3, "seconds of each capacity-search window", 1, 600),
+        Param("think-ms", 0, "wrk only: each connection waits this many ms after a response "
+              "before its next request, so connections are held open at about connections ÷ "
+              "think requests/s (held keep-alive connections; docs/servers.md)", 0, 3_600_000),
     )
 
 
@@ -80,6 +84,10 @@ def open_loop_problem(params: Params) -> str | None:
         if params.get("rate"):
             return (f"slo-p99-ms finds the rate itself: drop rate={params['rate']} "
                     "(or drop slo-p99-ms to measure at a given rate)")
+    if params.get("think-ms") and params.get("loadgen") != "wrk":
+        return (f"think-ms={params['think-ms']} needs a pause per connection between "
+                f"requests, which only wrk makes (oha has no per-connection think time): use "
+                "--param loadgen=wrk, or drop think-ms")
     return None
 
 
