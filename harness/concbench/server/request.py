@@ -83,4 +83,4 @@ class ServerRequest:
                         varied_ids=server.varied_ids, connections=p["connections"],
                         duration_s=duration_s, threads=threads, keepalive=p["keepalive"] == "true",
                         rate=rate, cpus=cpus, timeout_s=duration_s + 5,
-                        runner=client.runner())
+                        runner=client.runner(), think_ms=int(p.get("think-ms", 0)))

@@ -45,6 +45,8 @@ class LoadSpec:
     """Per-request timeout of the generator (longer than the run, so none is cut short)."""
     runner: "CommandRunner | None" = None
     """Where the generator runs: None is this machine; a remote client host otherwise."""
+    think_ms: int = 0
+    """Each connection's pause between a response and its next request (wrk only; 0: none)."""
 
     @property
     def where(self) -> "CommandRunner":

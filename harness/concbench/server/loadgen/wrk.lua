@@ -1,5 +1,6 @@
--- concbench's wrk script: optional per-request ids, and a done() that writes the summary as
--- JSON to the file named by CONCBENCH_WRK_OUT (wrk's own text output is not parsed).
+-- concbench's wrk script: optional per-request ids, an optional think time per connection,
+-- and a done() that writes the summary as JSON to the file named by CONCBENCH_WRK_OUT (wrk's
+-- own text output is not parsed).
 local prefix = os.getenv("CONCBENCH_WRK_ID_PREFIX")
 local counter = 0
 
@@ -7,6 +8,27 @@ if prefix ~= nil and prefix ~= "" then
   request = function()
     counter = counter + 1
     return wrk.format(nil, prefix .. tostring((counter % 1000000) + 1))
+  end
+end
+
+-- Think time (CONCBENCH_WRK_THINK_MS > 0): wrk calls delay() before every request of a
+-- connection, its first included, and waits that many ms. A thread's first
+-- CONCBENCH_WRK_STAGGER calls (one per connection it holds: wrk opens them all before its event
+-- loop starts, so these are the connections' first requests) spread evenly over one think
+-- time, so that requests arrive spread out rather than all connections at once every think-ms;
+-- every later call is think-ms. Without think time no delay() is defined: wrk then adds no
+-- timer per request.
+local think = tonumber(os.getenv("CONCBENCH_WRK_THINK_MS") or "0") or 0
+local stagger = tonumber(os.getenv("CONCBENCH_WRK_STAGGER") or "0") or 0
+local delays = 0
+
+if think > 0 then
+  delay = function()
+    delays = delays + 1
+    if delays <= stagger then
+      return think * (delays - 0.5) / stagger
+    end
+    return think
   end
 end
 

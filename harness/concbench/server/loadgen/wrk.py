@@ -4,7 +4,12 @@ A Lua script (wrk.lua) writes wrk's own summary as JSON through `done()`: reques
 read, errors by kind (connect, read, write, timeout; a status of 400 or more as `status`),
 latency min/mean/max and percentiles. No `response()` hook: wrk would then hand every
 response's headers and body to Lua, a cost on every request; a 204 or 304 shows in the bytes
-per response instead (server.load_checks). wrk measures each request from send to response and does not correct for
+per response instead (server.load_checks). With think_ms > 0 the script defines `delay()`:
+each connection pauses that long between a response and its next request (held keep-alive
+connections at a low rate); latency still runs from send to response, the pause not
+included. `connections_opened` in the result is what wrk opened (it splits connections evenly
+over its threads and drops the remainder); a connection that failed counts as a connect error.
+wrk measures each request from send to response and does not correct for
 coordinated omission: under a stalling server its percentiles are optimistic (oha with a
 `rate` corrects them).
 """
@@ -44,12 +49,21 @@ class Wrk:
         env = {"CONCBENCH_WRK_OUT": "{out}"}
         if spec.varied_ids:
             env["CONCBENCH_WRK_ID_PREFIX"] = re.sub(r"\d+$", "", spec.path)
+        if spec.think_ms > 0:
+            env["CONCBENCH_WRK_THINK_MS"] = str(spec.think_ms)
+            env["CONCBENCH_WRK_STAGGER"] = str(opened(spec) // spec.threads)
         argv = self.command(spec)
         done = spec.where.run(argv, spec.duration_s + 60, env)
         if done.returncode != 0 or not done.output:
             tail = (done.stderr or done.stdout).strip()[-400:]
             raise LoadError(f"wrk exited {done.returncode} without a summary: {tail}")
         return parse(json.loads(done.output), argv, spec, done.cpu_s, done.wall_s)
+
+
+def opened(spec: LoadSpec) -> int:
+    """The connections wrk opens: connections ÷ threads per thread, rounded down (wrk drops
+    the remainder)."""
+    return spec.threads * (spec.connections // spec.threads)
 
 
 def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: float) -> LoadResult:
@@ -67,4 +81,5 @@ def parse(raw: dict, argv: list[str], spec: LoadSpec, cpu_s: float, wall_s: floa
                     "max": ms("max"), "min": ms("min"), "mean": ms("mean")},
         percentiles=[(float(p), v / 1000.0) for p, v in raw["percentiles_us"]] if have else [],
         errors={**errors, "other": 0}, cpu_s=cpu_s, wall_s=wall_s, cpus=spec.cpus,
-        command=argv, corrected=False, bytes_received=int(raw["bytes"]), bytes_counted="wire")
+        command=argv, corrected=False, bytes_received=int(raw["bytes"]), bytes_counted="wire",
+        notes={"connections_opened": opened(spec), "think_ms": spec.think_ms})
