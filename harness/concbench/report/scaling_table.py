@@ -3,6 +3,8 @@ shared by the terminal, HTML and Markdown."""
 
 from __future__ import annotations
 
+import math
+
 from concbench.report import units
 from concbench.stats.scans import ScanFit
 
@@ -17,8 +19,19 @@ def per(param: str) -> str:
     return _SINGULAR.get(param, param)
 
 
+METRIC_NAMES = {"memory": "memory", "time": "time",
+                "server_rss": "server RSS (window peak)",
+                "server_threads": "server threads (window peak)"}
+"""The metric column: a server scan fits its window's figures (stats.scans)."""
+
+
 def _fmt(value: float, unit: str) -> str:
-    """Sizes as usual; times with three significant digits down to nanoseconds."""
+    """Sizes as usual; counts with three significant digits; times with three significant
+    digits down to nanoseconds."""
+    if math.isnan(value):
+        return "—"
+    if unit == "threads":
+        return f"{value:.3g}"
     if unit == "B":
         return units.size(value)
     if abs(value) >= 1e-3:
@@ -32,10 +45,14 @@ def row(f: ScanFit) -> tuple[str, ...]:
     lin = f.fit.linear
     unit = f"/{per(f.size_param)}"
     fixed = ", ".join(f"{k}={v}" for k, v in f.fixed.items())
-    metric = "memory" if f.metric == "memory" else "time"
-    se = f"± {_fmt(lin.slope_stderr, f.unit)}" if lin.slope_stderr is not None else "—"
-    ci = (f"{_fmt(lin.slope_ci95[0], f.unit)} … {_fmt(lin.slope_ci95[1], f.unit)}"
-          if lin.slope_ci95 else "—")
+    metric = METRIC_NAMES.get(f.metric, f.metric)
+    exact = lin.r_squared == 1.0 and lin.slope_stderr is not None and math.isnan(lin.slope_stderr)
+    # scipy gives no standard error when every point lies on the line (e.g. a constant
+    # thread count): the fit is exact there, its error 0
+    se = "± 0 (exact)" if exact else \
+        f"± {_fmt(lin.slope_stderr, f.unit)}" if lin.slope_stderr is not None else "—"
+    ci = "—" if exact or not lin.slope_ci95 else \
+        f"{_fmt(lin.slope_ci95[0], f.unit)} … {_fmt(lin.slope_ci95[1], f.unit)}"
     sup = f.fit.superlinear
     growth = f"superlinear: {sup.reason}" if sup.flagged else \
         "linear" if sup.assessed else "not assessed (2 sizes)"
@@ -49,8 +66,18 @@ def rows(fits: list[ScanFit] | tuple[ScanFit, ...]) -> list[tuple[str, ...]]:
 
 
 def warnings(fits: list[ScanFit] | tuple[ScanFit, ...]) -> list[str]:
-    """One warning per superlinear fit, saying what to do next."""
-    return [f"{f.workload} / {f.contender}: {f.metric} grows faster than linearly in "
-            f"{f.size_param} ({f.fit.superlinear.reason}); the per-{per(f.size_param)} cost "
-            "is not constant: compare sizes rather than quoting one figure"
-            for f in fits if f.fit.superlinear.flagged]
+    """One warning per superlinear fit, saying what to do next, and one per scan whose
+    server held fewer connections than asked (the sizes it was fitted at overstate them)."""
+    found = [f"{f.workload} / {f.contender}: {METRIC_NAMES.get(f.metric, f.metric)} grows "
+             f"faster than linearly in {f.size_param} ({f.fit.superlinear.reason}); the "
+             f"per-{per(f.size_param)} cost is not constant: compare sizes rather than quoting "
+             "one figure" for f in fits if f.fit.superlinear.flagged]
+    seen = set()
+    for f in fits:
+        scan = (f.workload, f.contender, repr(sorted(f.fixed.items())))
+        if f.notes and scan not in seen:
+            seen.add(scan)
+            found.append(f"{f.workload} / {f.contender}: fewer connections held than asked "
+                         f"({'; '.join(f.notes)}): the per-connection figures are fitted at "
+                         "the sizes asked, so they understate the cost per connection held")
+    return found
