@@ -3,7 +3,8 @@ the machine and toolchains, every warning."""
 
 from __future__ import annotations
 
-from concbench.report import hosts_table, summary, summary_text, syscall_table
+from concbench.report import hosts_table, scaling_table, summary, summary_text, \
+    syscall_table
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
 from concbench.stats import ceiling_ratio
@@ -35,6 +36,7 @@ def serialize(doc: ResultsDocument) -> bytes:
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
         lines += syscall_table.markdown(doc.cells, table.workload)
+        lines += scaling_table.markdown(doc.cells, table.workload)
     lines += ceiling_note(doc) + toolchains_section(doc, "##") + warnings_section(doc, "##")
     return "\n".join(lines).encode()
 

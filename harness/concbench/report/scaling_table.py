@@ -4,9 +4,11 @@ shared by the terminal, HTML and Markdown."""
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 from concbench.report import units
-from concbench.stats.scans import ScanFit
+from concbench.resultset.model import CellResult
+from concbench.stats.scans import ScanFit, scan_fits
 
 HEADERS = ("contender", "parameters", "metric", "per-unit cost", "± SE", "95% CI",
            "fixed part", "R²", "sizes", "growth")
@@ -81,3 +83,16 @@ def warnings(fits: list[ScanFit] | tuple[ScanFit, ...]) -> list[str]:
                          f"({'; '.join(f.notes)}): the per-connection figures are fitted at "
                          "the sizes asked, so they understate the cost per connection held")
     return found
+
+
+def markdown(cells: Iterable[CellResult], workload: str) -> list[str]:
+    """The fits of one workload's scans as a Markdown section (results.md); none without a
+    scan."""
+    fits = [f for f in scan_fits(cells) if f.workload == workload]
+    if not fits:
+        return []
+    lines = [f"#### Scaling over {fits[0].size_param}: cost = a + b·N (least squares)", "",
+             "| " + " | ".join(HEADERS) + " |", "|" + "|".join("---" for _ in HEADERS) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows(fits)]
+    found = warnings(fits)
+    return lines + [""] + [f"- {w}" for w in found] + ([""] if found else [])
