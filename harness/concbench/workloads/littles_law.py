@@ -2,7 +2,11 @@
 
 A closed-loop load of C connections, each waiting at least W (the latency floor) per
 request, cannot exceed λ = C ÷ W. A design adds its own ceilings: T request threads each
-held for the whole request allow T ÷ W; an async pool of A threads on which each request
+held for the whole request allow T ÷ W; with a think time Z between a response and the
+connection's next request (think-ms) each connection spends W + Z per request, so the
+connections allow C ÷ (W + Z) (the design's ceilings below count threads held per request
+and stay as they are: a server that parks a thread on an idle keep-alive connection would hold
+more); an async pool of A threads on which each request
 holds H thread-milliseconds (usually detail + extra) allows A ÷ H. The tightest ceiling is the
 one a design should reach; the report names it.
 """
@@ -31,8 +35,12 @@ def ceilings(floor_ms: float, connections: int, p: Params, bounds: Bounds) -> li
     if floor_ms <= 0:
         return []
     floor_s = floor_ms / 1000.0
-    found = [Ceiling("connections", connections / floor_s,
-                     f"{connections} connections ÷ {floor_ms:g} ms per request")]
+    think_ms = float(p.get("think-ms", 0) or 0)  # type: ignore[arg-type]
+    per_request = f"{floor_ms:g} ms per request" + (f" + {think_ms:g} ms think time"
+                                                    if think_ms else "")
+    found = [Ceiling("connections", connections / (floor_s + think_ms / 1000.0),
+                     f"{connections} connections ÷ ({per_request})" if think_ms
+                     else f"{connections} connections ÷ {per_request}")]
     if bounds.request_threads:
         found.append(Ceiling("request threads", bounds.request_threads / floor_s,
                              f"{bounds.request_threads} request threads ÷ {floor_ms:g} ms each"))
