@@ -70,7 +70,7 @@ def _same_round(cell: CellResult) -> str:
 
 def _versus(cell: CellResult, group: list[CellResult]) -> str:
     rate = _median(cell, "requests_per_s")
-    if rate is None or cell.params.get("rate"):  # open loop: the rate is the one offered
+    if rate is None or _offered(cell):  # open loop: the rate is the one offered
         return "—"
     bounds = cell.metadata.get("bounds")
     if bounds and cell.efficiency is not None:
@@ -94,22 +94,40 @@ def versus_header(group: list[CellResult]) -> str:
     return f"vs {CEILING_CONTENDER}"
 
 
-HEADERS = ("requests/s", "95% CI", "offered/s", "behind", "p50", "p99", "p99.9", "max",
-           "errors", "server CPU", "server µs/req", "server RSS", "threads", "gen CPU",
+HEADERS = ("capacity/s", "requests/s", "95% CI", "offered/s", "behind", "p50", "p99", "p99.9",
+           "max", "errors", "server CPU", "server µs/req", "server RSS", "threads", "gen CPU",
            "gen µs/req", "start-up", "warm-up", "n")
 """requests/s is the ok responses per second achieved; OPEN_LOOP's columns are there when a
 cell of the table was offered a rate (oha): the median offered rate and whether the server fell
-behind it (server.saturation), as "yes", "no" or the runs that did ("1/3")."""
+behind it (server.saturation), as "yes", "no" or the runs that did ("1/3"). capacity/s is
+there when a cell searched its capacity at a p99 target (slo-p99-ms, server.capacity): the
+median over runs of the highest rate that held; its window then ran at that rate."""
 OPEN_LOOP = ("offered/s", "behind")
+CAPACITY = ("capacity/s",)
 
 
-def _open_loop(group: list[CellResult]) -> bool:
-    return any(c.params.get("rate") for c in group)
+def _offered(cell: CellResult) -> bool:
+    """The cell's window ran at a rate it was offered (a given rate or a found capacity)."""
+    return bool(cell.params.get("rate") or cell.params.get("slo-p99-ms"))
+
+
+def _searched(group: list[CellResult]) -> bool:
+    return any(c.params.get("slo-p99-ms") for c in group)
 
 
 def headers(group: list[CellResult]) -> tuple[str, ...]:
-    """HEADERS, without OPEN_LOOP's columns in a table of closed-loop cells only."""
-    return HEADERS if _open_loop(group) else tuple(h for h in HEADERS if h not in OPEN_LOOP)
+    """HEADERS, without OPEN_LOOP's columns in a table of closed-loop cells only, and without
+    CAPACITY's where no cell searched."""
+    left_out = (() if any(_offered(c) for c in group) else OPEN_LOOP) \
+        + (() if _searched(group) else CAPACITY)
+    return tuple(h for h in HEADERS if h not in left_out)
+
+
+def all_headers(group: list[CellResult]) -> tuple[str, ...]:
+    """headers() with the ceiling column after the requests/s interval, as row() has it."""
+    found = headers(group)
+    at = found.index("95% CI") + 1
+    return (*found[:at], versus_header(group), *found[at:])
 
 
 def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
@@ -118,8 +136,11 @@ def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
         return ("—",) * (len(headers(group)) + 1)
     errors = _median(cell, "errors_total")
     n = cell.stats["requests_per_s"].n
-    offered = (_rate(_median(cell, "offered_per_s")), _behind(cell)) if _open_loop(group) else ()
-    return (_rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group), *offered,
+    offered = (_rate(_median(cell, "offered_per_s")), _behind(cell)) \
+        if any(_offered(c) for c in group) else ()
+    capacity = (_rate(_median(cell, "capacity_per_s")),) if _searched(group) else ()
+    return (*capacity, _rate(_median(cell, "requests_per_s")), _ci(cell), _versus(cell, group),
+            *offered,
             units.milliseconds(_median(cell, "latency_p50_ms")), units.milliseconds(_median(cell, "latency_p99_ms")),
             units.milliseconds(_median(cell, "latency_p999_ms")), units.milliseconds(_median(cell, "latency_max_ms")),
             units.count(errors), _pct(_median(cell, "server_cpu_percent")),

@@ -83,6 +83,10 @@ REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
 P99 = SummaryMetric("p99", "p99 latency", True, "ms", _load(("load", "latency_ms", "p99")))
 SERVER_MEMORY = SummaryMetric("server memory", "server RSS", True, "B",
                               _load(("server", "window", "peak_rss_bytes")))
+CAPACITY = SummaryMetric("capacity", "capacity at the p99 target", False, "rate",
+                         lambda c: [v for v in _load(("server", "capacity", "capacity_per_s"))(c)
+                                    if v > 0])
+"""Runs whose search held no rate (capacity 0) give no sample: a ratio to 0 is undefined."""
 OF_CEILING = SummaryMetric("of nginx", f"of {ceiling_ratio.CEILING}, same round", False, "%",
                            ceiling_ratio.round_ratios, ceiling_ratio.STAT)
 
@@ -97,14 +101,18 @@ def _members(metric: SummaryMetric, cells: list[CellResult]) -> list[CellResult]
 
 def _says(metric: SummaryMetric, cells: list[CellResult]) -> bool:
     """Open-loop cells (a `rate`) all receive about the rate they are offered: their
-    requests/s and its ratio to nginx rank nothing (their latency does)."""
+    requests/s and its ratio to nginx rank nothing (their latency does). Cells of a capacity
+    search (`slo-p99-ms`) each run at the rate their search found: they rank by that capacity
+    alone, as their latency was measured at different rates."""
+    if any(c.params.get("slo-p99-ms") for c in cells):
+        return metric in (CAPACITY, SERVER_MEMORY)
     open_loop = any(c.params.get("rate") for c in cells)
-    return not (open_loop and metric in (REQUESTS, OF_CEILING))
+    return metric is not CAPACITY and not (open_loop and metric in (REQUESTS, OF_CEILING))
 
 
 def metrics_for(workload: str) -> tuple[SummaryMetric, ...]:
     if workload.startswith(SERVER_PREFIX):
-        return (REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
+        return (CAPACITY, REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
     kind = headline(workload).kind
     if kind == "B":
         return (MEMORY,)

@@ -168,7 +168,8 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s"), "ceiling": ("of nginx",),
+GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s", "capacity"),
+                  "ceiling": ("of nginx",),
                   "memory": ("memory", "server memory"), "latency": ("p99",)}
 GLANCE_HEADERS = {"speed": "time / throughput", "ceiling": "of nginx, same round",
                   "memory": "memory", "latency": "p99 latency"}

@@ -95,8 +95,7 @@ def _with_limits(row: tuple[str, ...], cell: CellResult, limited: bool) -> tuple
 def _server_table(workload: str, group: list[CellResult], varying: list[str]) -> Table:
     with_stack, limited = stack.applies(group), cgroup_columns.applies(group)
     headers = ("contender", *((stack.HEADER,) if with_stack else ()), *varying,
-               *server_table.headers(group)[:2], server_table.versus_header(group),
-               *server_table.headers(group)[2:], *(cgroup_columns.HEADERS if limited else ()),
+               *server_table.all_headers(group), *(cgroup_columns.HEADERS if limited else ()),
                "status")
     rows = []
     for cell in group:

@@ -14,6 +14,7 @@ from concbench.resultset.model import RunResult
 from concbench.server.backend import LatencyBackend
 from concbench.server.cpu_per_request import cpu_per_request
 from concbench.server.request import ServerRequest
+from concbench.server.capacity import judge
 from concbench.server.saturation import open_loop_record
 from concbench.server.sites import Sites
 from concbench.server.state import RunState
@@ -65,6 +66,7 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "command": argv,
         "rate_probe": run.rate_probe.to_dict() if run.rate_probe else None,
         "cpu_per_request": _cpu_per_request(run, out, window),
+        "capacity": _capacity(run, req),
     }
     backend_d = _backend_record(run, backend, sites)
     load = {**run.load.to_dict(), "host": sites.client.name} if run.load else None
@@ -82,6 +84,21 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
         server=server, backend=backend_d, warnings=tuple(run.warnings),
         profiles=tuple(run.profiles), cgroup=out.cgroup.to_dict() if out.cgroup else None)
+
+
+def _capacity(run: RunState, req: ServerRequest) -> dict[str, Any] | None:
+    """The search, and the measured window judged by the same rule at the rate it chose."""
+    if run.capacity is None:
+        return None
+    found = run.capacity.to_dict()
+    if run.load is not None and run.offered_per_s:
+        window = judge(run.load, run.offered_per_s, req.params["duration-s"],
+                       run.capacity.target_p99_ms)
+        found["measured_window"] = dict(window.__dict__)
+        if run.capacity.capacity_per_s and not window.held:
+            run.warnings.append(f"the measured window at the capacity rate missed: {window.why} "
+                                "(the capacity sits on the edge)")
+    return found
 
 
 def _cpu_per_request(run: RunState, out: ProcessOutcome,

@@ -26,6 +26,7 @@ from concbench.resultset.model import RunResult
 from concbench.server import http_probe, jvm_counters, kernel_counters, load_checks
 from concbench.server import syscall_counts
 from concbench.server.backend import BackendError, LatencyBackend
+from concbench.server.capacity import search_capacity
 from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
 from concbench.server.rate_probe import window_rate
@@ -263,11 +264,25 @@ class _ServerRun(RunState):
             or self.check_after_load(backend)
 
     def probe_rate(self, proc: ServerProcess) -> Failure | None:
-        """The measured window's open-loop rate (rate=N%: from the grid's closed-loop peak,
-        server.rate_probe)."""
+        """The measured window's open-loop rate: rate=N% from the grid's closed-loop peak
+        (server.rate_probe), slo-p99-ms from the capacity search (server.capacity)."""
+        if self.req.params["slo-p99-ms"]:
+            return self.search_capacity(proc)
         self.rate_probe, self.offered_per_s, failure = window_rate(
             self.req, lambda seconds, rate: self.run_load(proc, seconds, "rate probe", rate),
             self.settle)
+        return failure
+
+    def search_capacity(self, proc: ServerProcess) -> Failure | None:
+        assert self.server is not None
+        self.capacity, failure, warning = search_capacity(
+            self.req.params, self.server.latency_floor_ms(self.req.params, self.req.bounds),
+            lambda seconds, rate: self.run_load(proc, seconds, "capacity search", rate),
+            self.settle)
+        if warning:
+            self.warnings.append(warning)
+        if self.capacity is not None:
+            self.offered_per_s = self.capacity.window_rate
         return failure
 
     def warm_up(self, proc: ServerProcess) -> Failure | None:

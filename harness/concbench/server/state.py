@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from concbench.server.backend import BackendCount
+from concbench.server.capacity import CapacitySearch
 from concbench.server.jvm_counters import JitDelta
 from concbench.server.loadgen import LoadResult
 from concbench.server.rate_grid import RateProbe
@@ -31,9 +32,9 @@ class RunState:
     under_load: dict[str, Any] = field(default_factory=dict)
     """The checks of the measured window: what was measured, what was allowed."""
     kernel: dict[str, int] | None = None
+    """The kernel's TCP counters over the measured window (server.kernel_counters)."""
     syscalls: SyscallWindow | None = None
     """perf stat's counts over the measured window, when syscalls=true (server.syscall_counts)."""
-    """The kernel's TCP counters over the measured window (server.kernel_counters)."""
     after_load: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     settle_s: float | None = None
@@ -43,3 +44,5 @@ class RunState:
     """rate=N%: the closed-loop probe the offered rate came from (server.rate_grid)."""
     offered_per_s: int | None = None
     """The measured window's open-loop rate (None: closed loop)."""
+    capacity: CapacitySearch | None = None
+    """slo-p99-ms > 0: the capacity search that chose the window's rate (server.capacity)."""

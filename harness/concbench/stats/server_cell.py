@@ -63,10 +63,12 @@ PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "achieved_ratio": lambda r: _get(r.load, "open_loop", "achieved_ratio"),
     "saturated": lambda r: _flag(_get(r.load, "open_loop", "saturated")),
     "rate_probe_per_s": lambda r: _get(r.server, "rate_probe", "peak_per_s"),
+    "capacity_per_s": lambda r: _get(r.server, "capacity", "capacity_per_s"),
 }
 """Open-loop runs add offered_per_s, achieved_ratio and saturated (1 when the run fell
 behind its offered rate, 0 when it kept up: the cell's median is the majority verdict);
-runs at rate=N% add the closed-loop peak their probe reached (server.rate_grid)."""
+runs at rate=N% add the closed-loop peak their probe reached (server.rate_grid); runs with
+slo-p99-ms add the capacity their search found (server.capacity)."""
 
 
 def server_stats(ok_runs: list[RunResult]) -> dict[str, Summary]:

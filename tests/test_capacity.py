@@ -1,0 +1,118 @@
+"""Capacity at a p99 target (server.capacity): the bisection's verdicts on a model server with
+a known knee, and end to end the stall fake (at most STALL_CAPACITY requests/s) through real
+oha: the capacity found never passes what the server can physically serve, the measured window
+runs at it, and the tables and the summary rank by it."""
+
+from __future__ import annotations
+
+import pytest
+
+from concbench.server.capacity import CapacitySearch, bisect, judge, search_capacity
+from concbench.server.loadgen import LoadResult
+from test_rate_curve import STALL_CAPACITY, _ok_run, bench  # noqa: F401 (a fixture)
+
+KNEE = 7000
+"""The model server holds p99 ≤ 5 ms up to this rate, then misses by far."""
+
+
+def _load(offered: int, p99_ms: float | None, achieved_share: float = 1.0,
+          errors: int = 0, seconds: float = 2.0) -> LoadResult:
+    served = round(offered * seconds * achieved_share)
+    return LoadResult(generator="oha", requests=served, ok_requests=served, duration_s=seconds,
+                      requests_per_s=served / seconds,
+                      latency_ms={"p50": 0.2, "p99": p99_ms}, percentiles=[],
+                      errors={"connect": errors, "status": 0}, cpu_s=0.1, wall_s=seconds,
+                      cpus=(0,), command=[], corrected=True)
+
+
+def _model(seconds: float, rate: int):
+    """A server whose p99 is 2 ms up to KNEE requests/s and 40 ms past it."""
+    return _load(rate, 2.0 if rate <= KNEE else 40.0, seconds=seconds), None
+
+
+def _search(steps: int = 6, peak: float = 10_000.0) -> CapacitySearch:
+    return CapacitySearch(5.0, peak, 2.0, steps)
+
+
+def test_the_bisection_finds_the_knee_within_its_resolution():
+    settled = []
+    found, failure = bisect(_search(), _model, lambda: settled.append(1))
+    assert failure is None and len(found.windows) == 6
+    assert all(w.held == (w.offered_per_s <= KNEE) for w in found.windows)
+    # [0, 10 000] halved 6 times: within 10 000 / 64 below the knee, never above it
+    assert KNEE - 10_000 / 64 <= found.capacity_per_s <= KNEE
+    assert found.window_rate == found.capacity_per_s
+    assert len(settled) == sum(not w.held for w in found.windows)  # drained after each miss
+    assert not found.at_top
+
+
+def test_a_window_misses_on_p99_errors_backlog_or_silence():
+    assert judge(_load(1000, 4.9), 1000, 2.0, 5.0).held
+    over = judge(_load(1000, 5.1), 1000, 2.0, 5.0)
+    assert not over.held and "p99 5.1 ms above the target" in over.why
+    assert not judge(_load(1000, 1.0, errors=1), 1000, 2.0, 5.0).held
+    behind = judge(_load(1000, 1.0, achieved_share=0.95), 1000, 2.0, 5.0)
+    assert not behind.held and "achieved 95.0%" in behind.why
+    assert not judge(_load(1000, None), 1000, 2.0, 5.0).held
+
+
+def test_every_window_held_and_none_held_are_said():
+    always = bisect(_search(steps=3), lambda s, r: (_load(r, 1.0, seconds=s), None),
+                    lambda: None)[0]
+    assert always.at_top and always.capacity_per_s == 8750  # 5000, 7500, 8750
+    never = bisect(_search(steps=3), lambda s, r: (_load(r, 99.0, seconds=s), None),
+                   lambda: None)[0]
+    assert never.capacity_per_s == 0 and not never.at_top
+    assert never.window_rate == 1250  # the lowest rate tried: the window still measures
+
+
+def test_a_target_below_the_latency_floor_searches_nothing():
+    params = {"slo-p99-ms": 100, "capacity-window-s": 1, "capacity-steps": 6}
+    calls = []
+
+    def load(seconds: float, rate: int):
+        calls.append(rate)
+        return _load(5000, 1.0, seconds=seconds), None
+
+    found, failure, warning = search_capacity(params, 900.0, load, lambda: None)
+    assert failure is None and calls == [0]  # the closed-loop probe only
+    assert found is not None and found.windows == () and found.capacity_per_s == 0
+    assert "latency floor of 900 ms" in warning
+
+
+def test_a_failed_window_ends_the_search_with_what_it_had():
+    rates = iter([(None, ("crash", "gone"))])
+    found, failure = bisect(_search(), lambda s, r: next(rates), lambda: None)
+    assert failure == ("crash", "gone") and found.windows == ()
+
+
+@pytest.mark.parametrize("bad", [["--param", "slo-p99-ms=5"],
+                                 ["--param", "slo-p99-ms=5", "--param", "loadgen=oha",
+                                  "--param", "rate=100"]])
+def test_a_search_without_oha_or_with_a_rate_is_refused(cli, bad):
+    res = cli("run", "http-hello", "--contender", "fake-server", *bad)
+    assert res.code == 2 and "slo-p99-ms" in res.stderr, res
+
+
+def test_the_stall_fakes_capacity_is_found_below_what_it_can_serve(bench):
+    res = bench("run", "http-hello", "--contender", "fake-server-stall", "--param",
+                "loadgen=oha", "--param", "connections=8", "--param", "warmup-s=0",
+                "--param", "slo-p99-ms=50", "--param", "capacity-steps=4",
+                "--param", "capacity-window-s=1", "--param", "duration-s=2", "--runs", "1")
+    assert res.code == 0, res.stderr
+    cell = bench.last()["cells"][0]
+    run = _ok_run(cell)
+    capacity = run["server"]["capacity"]
+    assert capacity["target_p99_ms"] == 50 and len(capacity["windows"]) == 4
+    held = [w["offered_per_s"] for w in capacity["windows"] if w["held"]]
+    assert held and capacity["capacity_per_s"] == max(held)
+    # one request at a time, 10 ms each: no window can hold more than the server serves
+    assert capacity["capacity_per_s"] <= STALL_CAPACITY * 1.05, capacity
+    assert all(w["p99_ms"] <= 50 and w["errors"] == 0 for w in capacity["windows"]
+               if w["held"])
+    assert run["load"]["open_loop"]["offered_per_s"] == capacity["capacity_per_s"]
+    assert capacity["measured_window"]["offered_per_s"] == capacity["capacity_per_s"]
+    assert cell["stats"]["capacity_per_s"]["median"] == capacity["capacity_per_s"]
+    assert "capacity/s" in res.stdout
+    summary = res.stdout.split("\nSummary\n", 1)[1]
+    assert "capacity at the p99 target" in summary and "requests/s" not in summary, summary
