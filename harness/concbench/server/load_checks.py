@@ -3,6 +3,8 @@
 - **Bytes per response**: the generator's byte count ÷ its responses must match the verified
   response's size: a server that answers the verification request and then sends short or
   empty bodies (or a 204 / 304, which wrk does not count as an error) under load is caught.
+  Responses cut short at the window's end are allowed for: at most the requests then in
+  flight (every connection in a closed loop, far fewer with think-ms).
 - **Downstream work** (http-aggregate over HTTP): the latency backend's calls and the sum of
   the delays it served in the window must cover every response: at least 3 calls and
   base + detail + extra ms each. Sharing one call among concurrent requests, or calling
@@ -13,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from concbench.server.backend import BackendCount
@@ -41,6 +44,24 @@ def floor_problem(load: LoadResult, floor_ms: float | None) -> str | None:
             f"{floor_ms:g} ms: a downstream wait was skipped")
 
 
+IN_FLIGHT_BURST = 16
+"""Requests that may start at one instant beyond the rate's share: wrk's threads start their
+staggered think-time schedules together (server.loadgen.wrk)."""
+
+
+def in_flight_most(load: LoadResult, connections: int) -> int:
+    """The most requests in flight when the window ended: every connection in a closed loop,
+    fewer when the connections pause between requests (think-ms). By Little's law a rate λ
+    with each request taking at most W_max has about λ·W_max in flight at any instant; twice
+    that plus a burst, and never more than the connections. Closed loop without think time
+    λ·W_mean = C already, so the bound stays C there."""
+    slowest_ms = load.latency_ms.get("max")
+    if slowest_ms is None or load.duration_s <= 0:
+        return connections
+    rate = load.requests / load.duration_s
+    return min(connections, math.ceil(2 * rate * slowest_ms / 1000.0) + IN_FLIGHT_BURST)
+
+
 def size_range(load: LoadResult, reference: Response, reference_id_digits: int,
                id_bytes_per_digit: int, connections: int) -> tuple[float, float] | None:
     """The bytes per response a server sending the verified response to every request can
@@ -57,7 +78,7 @@ def size_range(load: LoadResult, reference: Response, reference_id_digits: int,
         if load.bytes_counted == "wire":  # Content-Length may gain or lose a digit
             low, high = low - 1, high + 1
     slack = SIZE_SLACK_BYTES + SIZE_SLACK_SHARE * size
-    partial = (connections + load.errors_total) * high / load.requests
+    partial = (in_flight_most(load, connections) + load.errors_total) * high / load.requests
     return low - slack, high + slack + partial
 
 

@@ -20,7 +20,11 @@ runs in consecutive windows and ends when the server is steady:
   share: its compiler threads ("C1/C2 CompilerThre…") used at most JIT_QUIET_SHARE of the
   server's CPU in the last window;
 
-or when `warmup-s` (the cap) is spent: the run is *unsettled* (`settled: false` in its
+With think-ms the rate is the generator's pace, connections ÷ (think + latency), whatever
+the server does, so it says nothing about the server settling: a paced warm-up (held
+connections) judges only the JIT, the rate criterion left out (`paced: true` in its record).
+
+The warm-up ends then, or when `warmup-s` (the cap) is spent: the run is *unsettled* (`settled: false` in its
 record, a warning that the report turns into the "unsettled" flag, and the summary leaves
 the cell out of its rankings). Every window is recorded, so the report shows how long each
 server needed. `warmup-steady-pct=0` is the seed-faithful fixed warm-up of exactly
@@ -55,6 +59,8 @@ class WarmupPolicy:
     window_s: float
     steady_pct: float
     """0: fixed warm-up of cap_s."""
+    paced: bool = False
+    """think-ms > 0: the rate is the generator's pace, not evidence of a settled server."""
 
     @property
     def fixed(self) -> bool:
@@ -63,7 +69,8 @@ class WarmupPolicy:
     @classmethod
     def of(cls, params: dict[str, Any]) -> "WarmupPolicy":
         return cls(cap_s=float(params["warmup-s"]), window_s=float(params["warmup-window-s"]),
-                   steady_pct=float(params["warmup-steady-pct"]))
+                   steady_pct=float(params["warmup-steady-pct"]),
+                   paced=bool(params.get("think-ms")))
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,8 @@ class WarmupOutcome:
     def to_dict(self) -> dict[str, Any]:
         p = self.policy
         return {"mode": "fixed" if p.fixed else "steady", "cap_s": p.cap_s,
-                "window_s": p.window_s, "steady_pct": p.steady_pct, "settled": self.settled,
+                "window_s": p.window_s, "steady_pct": p.steady_pct, "paced": p.paced,
+                "settled": self.settled,
                 "seconds": round(self.seconds, 3),
                 "jit_evidence": _evidence(self.windows),
                 "windows": [_window_dict(w) for w in self.windows]}
@@ -140,7 +148,10 @@ def jit_cpu_s(pid: int) -> float | None:
     return total / _TICKS if found else None
 
 
-def is_steady(windows: list[WarmupWindow], steady_pct: float) -> bool:
+def is_steady(windows: list[WarmupWindow], steady_pct: float, paced: bool = False) -> bool:
+    """The rate stopped climbing and the JIT is quiet; paced (think-ms): the JIT alone."""
+    if paced:
+        return len(windows) >= JIT_QUIET_WINDOWS and jit_quiet(windows)
     if len(windows) < STEADY_WINDOWS:
         return False
     rates = [w.requests_per_s for w in windows[-STEADY_WINDOWS:]]
@@ -188,7 +199,7 @@ def warm_up(policy: WarmupPolicy, probe: CpuProbe, load: LoadRun,
         spent += window.duration_s
         if on_window:
             on_window(window)
-        if is_steady(windows, policy.steady_pct):
+        if is_steady(windows, policy.steady_pct, policy.paced):
             return WarmupOutcome(policy, tuple(windows), True)
     return WarmupOutcome(policy, tuple(windows), False)
 
