@@ -45,3 +45,12 @@ def test_quick_runs_every_channel_contender_once_per_event_kind():
 def test_a_bad_exclude_is_a_message(tmp_path, entry, message):
     with pytest.raises(UserError, match=message):
         _plan(tmp_path, f'[[cells]]\nworkload = "channel"\n{entry}\n')
+
+
+@pytest.mark.parametrize("name", sorted(suites.available(paths.suites_dir())))
+def test_every_shipped_suite_loads_into_a_plan(name):
+    """A suite's parameters, scans and contenders are checked when it loads: a typo in one
+    would otherwise surface only when a user runs it."""
+    plan = suites.load(name, paths.suites_dir(), manifest.discover(paths.REPO_ROOT
+                                                                   / "contenders"), {})
+    assert plan.cells and plan.name == name
