@@ -28,7 +28,9 @@ from typing import Any, Sequence
 
 
 from concbench import steal, workloads
+from concbench.report.syscall_table import COLUMNS as SYSCALL_COLUMNS
 from concbench.resultset.model import CellResult, ResultsDocument
+from concbench.stats import server_cell, syscall_cell
 from concbench.stats.scans import points
 
 ALPHA = 0.05
@@ -53,15 +55,33 @@ class Metric:
     when_lower: str
     when_higher: str
     lower_is_better: bool
+    unit: str = "s"
+    """How its medians are shown: s | B | rate | us | count."""
+    stat: str | None = None
+    """For a server figure some runs record and others do not: its per-run reader in
+    stats.server_cell.PER_RUN (the cell's stat of that name). Such a metric is compared only
+    when a side has it."""
 
 
 TIME = Metric("time", "faster", "slower", True)
-MEMORY = Metric("memory", "smaller", "larger", True)
-REQUESTS = Metric("requests/s", "fewer requests/s", "more requests/s", False)
+MEMORY = Metric("memory", "smaller", "larger", True, "B")
+REQUESTS = Metric("requests/s", "fewer requests/s", "more requests/s", False, "rate")
 P99 = Metric("p99", "lower p99", "higher p99", True)
+CAPACITY = Metric("capacity/s", "lower capacity", "higher capacity", False, "rate",
+                  "capacity_per_s")
+SERVER_CPU = Metric("server CPU/req", "less server CPU/req", "more server CPU/req", True, "us",
+                    "server_cpu_us_per_request")
+GENERATOR_CPU = Metric("generator CPU/req", "less generator CPU/req",
+                       "more generator CPU/req", True, "us", "generator_cpu_us_per_request")
+SYSCALLS = tuple(Metric(f"{header}/req", f"fewer {header}/req", f"more {header}/req", True,
+                        "count", syscall_cell.key(name))
+                 for name, header in (*SYSCALL_COLUMNS, ("context-switches", "ctx switches"),
+                                      ("page-faults", "page faults")))
+"""The system calls of the report's table (syscalls=true), context switches, page faults."""
 BATCH_METRICS = (TIME, MEMORY)
 SERVER_METRICS = (REQUESTS, P99, MEMORY)
-BY_NAME = {m.name: m for m in (TIME, MEMORY, REQUESTS, P99)}
+OPTIONAL_SERVER_METRICS = (CAPACITY, SERVER_CPU, GENERATOR_CPU, *SYSCALLS)
+BY_NAME = {m.name: m for m in (TIME, MEMORY, REQUESTS, P99, *OPTIONAL_SERVER_METRICS)}
 
 
 @dataclass(frozen=True)
@@ -89,7 +109,7 @@ class CellComparison:
     contender: str
     params: dict[str, Any]
     metric: str
-    """time | memory."""
+    """A Metric's name: time | memory | requests/s | p99 | capacity/s | … (BY_NAME)."""
     status: str
     """ok, or why there are no numbers (e.g. "new: timeout", "only in base")."""
     test: RatioTest | None
@@ -167,7 +187,16 @@ def samples(cell: CellResult, metric: str) -> list[float]:
     if metric == "p99":
         return [float(r.load["latency_ms"]["p99"]) / 1000.0 for r in cell.runs
                 if r.status == "ok" and r.load and r.load.get("latency_ms")]
+    stat = BY_NAME[metric].stat
+    if stat is not None:
+        values = (server_cell.PER_RUN[stat](r) for r in cell.runs if r.status == "ok")
+        return [float(v) for v in values if isinstance(v, (int, float))]
     return points(cell, metric)
+
+
+def _optional(cells: list[CellResult]) -> list[Metric]:
+    """The optional server metrics some run of these cells recorded."""
+    return [m for m in OPTIONAL_SERVER_METRICS if any(samples(c, m.name) for c in cells)]
 
 
 def _is_server(cell: CellResult) -> bool:
@@ -197,16 +226,18 @@ def _compare_cell(base: CellResult | None, new: CellResult | None, metric: str,
 def compare(base: ResultsDocument, new: ResultsDocument,
             test: str = "welch") -> list[CellComparison]:
     """Every cell of either set, in the order of BASE then cells only in NEW, on the metrics
-    of its kind (batch: time, memory; server: requests/s, p99, memory)."""
+    of its kind (batch: time, memory; server: requests/s, p99, memory, then those of
+    OPTIONAL_SERVER_METRICS a side recorded: capacity, CPU and system calls per request)."""
     base_cells = {c.key: c for c in base.cells}
     new_cells = {c.key: c for c in new.cells}
     keys = list(base_cells) + [k for k in new_cells if k not in base_cells]
     found = []
     for k in keys:
         b, n = base_cells.get(k), new_cells.get(k)
-        server = any(_is_server(c) for c in (b, n) if c is not None)
-        found += [_compare_cell(b, n, m.name, test)
-                  for m in (SERVER_METRICS if server else BATCH_METRICS)]
+        present = [c for c in (b, n) if c is not None]
+        server = any(_is_server(c) for c in present)
+        metrics = [*SERVER_METRICS, *_optional(present)] if server else BATCH_METRICS
+        found += [_compare_cell(b, n, m.name, test) for m in metrics]
     return found
 
 

@@ -1,8 +1,9 @@
 """CSV export: one row per cell, medians and spread in SI units (seconds, bytes).
 
-Two groups of columns are there only when they have something to say (docs/contract.md,
+Three groups of columns are there only when they have something to say (docs/contract.md,
 "The CSV"): LIMIT_COLUMNS when some cell ran under --cpus / --memory, STACK_COLUMNS when some
-server cell recorded its HTTP stack; their names and order are fixed."""
+server cell recorded its HTTP stack, SYSCALL_COLUMNS when some server cell counted its system
+calls (syscalls=true); their names and order are fixed."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ import csv
 import io
 import json
 
-from concbench.report import cgroup_columns, runtime_saw, stack
+from concbench.report import cgroup_columns, runtime_saw, stack, syscall_table
 from concbench.resultset.model import CellResult, ResultsDocument
+from concbench.stats import syscall_cell
 
 SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency_p999_ms",
                   "latency_max_ms", "errors_total", "server_cpu_percent",
                   "server_peak_rss_bytes", "server_peak_threads", "generator_cpu_percent",
                   "startup_s", "server_cpu_us_per_request", "generator_cpu_us_per_request",
-                  "offered_per_s", "achieved_ratio", "saturated")
-"""Medians of the server workloads' figures (empty for batch workloads)."""
+                  "offered_per_s", "achieved_ratio", "saturated", "capacity_per_s")
+"""Medians of the server workloads' figures (empty for batch workloads; capacity_per_s only
+for cells that searched their capacity at a p99 target, slo-p99-ms)."""
 
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",
            "stddev_s", "min_s", "max_s", "ci95_low_s", "ci95_high_s", "cv", "ideal_s",
@@ -34,6 +37,13 @@ stats), the kernel's OOM kills summed over every run with the runs it ended (mem
 of the runs with a cgroup, and what the runtime saw (report.runtime_saw)."""
 
 STACK_COLUMNS = ("server_stack",)
+
+SYSCALL_COLUMNS = tuple(syscall_cell.key(name) for name, _ in syscall_table.COLUMNS) + (
+    "ctx_switches_per_request", "ctx_voluntary_per_request", "ctx_involuntary_per_request",
+    "page_faults_per_request")
+"""Per request, medians over the ok runs (stats.syscall_cell): the calls and families of the
+report's system-call table, then context switches (perf; voluntary and involuntary from /proc)
+and page faults; empty for a call this kernel could not count."""
 
 
 def _num(v: float | None, digits: int = 6) -> str:
@@ -72,13 +82,20 @@ def _limit_row(cell: CellResult) -> list[str]:
             runtime_saw.cpus(cell), "; ".join(f"{k}={v}" for k, v in seen.items())]
 
 
+def _syscall_row(cell: CellResult) -> list[str]:
+    found = [cell.stats.get(key) for key in SYSCALL_COLUMNS]
+    return [_num(s.median) if s else "" for s in found]
+
+
 def serialize(doc: ResultsDocument) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     limited, stacks = cgroup_columns.applies(doc.cells), stack.applies(doc.cells)
+    counted = syscall_table.counted(doc.cells)
     writer.writerow([*COLUMNS, *(LIMIT_COLUMNS if limited else ()),
-                     *(STACK_COLUMNS if stacks else ())])
+                     *(STACK_COLUMNS if stacks else ()), *(SYSCALL_COLUMNS if counted else ())])
     for cell in doc.cells:
         writer.writerow([*_row(cell), *(_limit_row(cell) if limited else ()),
-                         *((stack.of(cell) or "",) if stacks else ())])
+                         *((stack.of(cell) or "",) if stacks else ()),
+                         *(_syscall_row(cell) if counted else ())])
     return out.getvalue().encode()

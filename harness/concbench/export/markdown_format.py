@@ -3,7 +3,7 @@ the machine and toolchains, every warning."""
 
 from __future__ import annotations
 
-from concbench.report import hosts_table, scaling_table, summary, summary_text, \
+from concbench.report import capacity_table, hosts_table, scaling_table, summary, summary_text, \
     syscall_table
 from concbench.report.table import Table, tables
 from concbench.resultset.model import ResultsDocument
@@ -35,6 +35,7 @@ def serialize(doc: ResultsDocument) -> bytes:
              *hosts_table.markdown(doc, "##")]
     for table in tables(doc.cells, doc.plan.get("reference")):
         lines += render_table(table)
+        lines += capacity_table.markdown(doc.cells, table.workload)
         lines += syscall_table.markdown(doc.cells, table.workload)
         lines += scaling_table.markdown(doc.cells, table.workload)
     lines += ceiling_note(doc) + toolchains_section(doc, "##") + warnings_section(doc, "##")

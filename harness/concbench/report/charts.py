@@ -22,20 +22,20 @@ if TYPE_CHECKING:
 
 
 @functools.cache
-def _pyplot():
+def pyplot():
     """matplotlib.pyplot (Agg, our settings), imported on first use: it takes about 0.4 s
     that `concbench --help` and every run without a chart should not pay."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as pyplot
+    import matplotlib.pyplot as plt
 
-    pyplot.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
-                            "font.size": 9, "axes.spines.top": False,
-                            "axes.spines.right": False,
-                            # named in every SVG text's style: a short list keeps them small
-                            "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial"]})
-    return pyplot
+    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
+                         "font.size": 9, "axes.spines.top": False,
+                         "axes.spines.right": False,
+                         # named in every SVG text's style: a short list keeps them small
+                         "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial"]})
+    return plt
 
 FAILED_COLOR = "#c0392b"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -102,14 +102,14 @@ def to_bytes(fig: plt.Figure, fmt: str, tight: bool = True) -> bytes:
     meta = {"Date": None} if fmt == "svg" else None
     fig.savefig(buf, format=fmt, bbox_inches="tight" if tight else None, metadata=meta,
                 dpi=110)
-    _pyplot().close(fig)
+    pyplot().close(fig)
     data = buf.getvalue()
     if fmt == "svg":
         data = minify(data[data.index(b"<svg"):].decode()).encode()
     return data
 
 
-def _mark_failed(ax: plt.Axes, x: float, status: str) -> None:
+def mark_failed(ax: plt.Axes, x: float, status: str) -> None:
     from matplotlib.transforms import blended_transform_factory
 
     where = blended_transform_factory(ax.transData, ax.transAxes)
@@ -135,7 +135,7 @@ def _scan(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
                         capsize=3, label=series.label, color=_color(series, i, colors))
         for p in series.points:
             if p.y is None:
-                _mark_failed(ax, p.x, f"{series.label}: {p.status}")
+                mark_failed(ax, p.x, f"{series.label}: {p.status}")
     ax.set_xlabel(chart.xlabel or "")
 
 
@@ -148,7 +148,7 @@ def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
         for p in series.points:
             x = groups.index(p.x) - 0.4 + width * (i + 0.5)
             if p.y is None:
-                _mark_failed(ax, x, f"{series.label}: {p.status}")
+                mark_failed(ax, x, f"{series.label}: {p.status}")
                 continue
             err = None
             if p.lo is not None and p.hi is not None:
@@ -162,7 +162,7 @@ def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
 def render(chart: Chart, fmt: str = "svg", colors: Colors | None = None) -> bytes:
     from matplotlib.ticker import FuncFormatter
 
-    fig, ax = _pyplot().subplots(figsize=SIZE)
+    fig, ax = pyplot().subplots(figsize=SIZE)
     (_scan if chart.xlabel else _bars)(ax, chart, colors)
     ax.set_title(chart.title, loc="left")
     ax.yaxis.set_major_formatter(FuncFormatter(formatter(chart.metric.kind)))
@@ -184,7 +184,7 @@ def latency(series: Sequence[Series], fmt: str = "svg", colors: Colors | None = 
     """Latency by percentile, HdrHistogram style: x is the number of nines (50%, 90%, 99%,
     99.9% …, log of 1/(1−p)), y the latency in ms (log when it spans two decades); the
     maximum is the point past the last percentile."""
-    fig, ax = _pyplot().subplots(figsize=SIZE)
+    fig, ax = pyplot().subplots(figsize=SIZE)
     top = 0.0
     for i, s in enumerate(series):
         pts = sorted((p.x, p.y) for p in s.points if p.y is not None and p.x < 100)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from concbench.compare import CellComparison
+from concbench.compare import BY_NAME, CellComparison
 from concbench.report import units
 
 HEADERS = ("workload", "contender", "parameters", "metric", "base (median)", "new (median)",
@@ -15,10 +15,15 @@ _STYLE = {True: "green", False: "red"}
 
 
 def _value(metric: str, v: float) -> str:
-    if metric == "memory":
+    unit = BY_NAME[metric].unit
+    if unit == "B":
         return units.size(v)
-    if metric == "requests/s":
+    if unit == "rate":
         return units.rate(v, "req")
+    if unit == "us":
+        return f"{v:,.1f} µs"
+    if unit == "count":
+        return f"{v:#.3g}" if v < 100 else f"{v:,.0f}"
     return units.seconds(v)
 
 

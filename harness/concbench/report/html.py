@@ -21,8 +21,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from concbench.report import charts, diagnostics, hosts_table, scaling_table, summary, \
-    summary_text, timeseries
+from concbench.report import capacity_chart, capacity_table, charts, diagnostics, hosts_table, \
+    latency_load_chart, load_curves, scaling_table, summary, summary_text, syscall_table, \
+    timeseries
 from concbench.report.summary import CaseSummary
 from concbench.report.table import Table, tables
 from concbench.report.views import Point, Series, WorkloadView, label, varying, workload_views
@@ -98,6 +99,23 @@ class Section:
     latency: Markup | None
     panels: tuple[timeseries.SeriesPanel, ...]
     panels_json: Markup
+    load: tuple[Markup, ...] = ()
+    """Latency–load charts of the open-loop cells (report.load_curves)."""
+    capacity: tuple[Markup, ...] = ()
+    capacity_tables: tuple[capacity_table.CapacityTable, ...] = ()
+    syscalls: tuple[syscall_table.SyscallTable, ...] = ()
+
+
+def _server_extras(view: WorkloadView, colors: charts.Colors) -> dict[str, Any]:
+    """The server sections' latency–load and capacity charts, capacity and syscall tables."""
+    if not view.servers:
+        return {}
+    return {"load": tuple(_svg(latency_load_chart.render(c, colors=colors))
+                          for c in load_curves.curves(view.cells)),
+            "capacity": tuple(_svg(capacity_chart.render(c, colors=colors))
+                              for c in capacity_chart.capacity_charts(view.cells)),
+            "capacity_tables": tuple(capacity_table.tables(view.cells)),
+            "syscalls": tuple(syscall_table.tables(view.cells))}
 
 
 def section(view: WorkloadView, table: Table, folder: Path | None, colors: charts.Colors,
@@ -111,7 +129,7 @@ def section(view: WorkloadView, table: Table, folder: Path | None, colors: chart
     return Section(view, table, cases,
                    tuple(_svg(charts.render(c, colors=colors)) for c in view.charts),
                    scaling_table.rows(view.fits), latency, tuple(panels),
-                   timeseries.script_json(panels))
+                   timeseries.script_json(panels), **_server_extras(view, colors))
 
 
 def _warnings(doc: ResultsDocument, views: list[WorkloadView]) -> list[str]:
@@ -167,7 +185,8 @@ def document_context(doc: ResultsDocument, folder: Path | None) -> dict[str, obj
             "warnings": _warnings(doc, views), "profiles": profile_rows(doc),
             "diagnostics": diagnostics.rows(doc.cells),
             "hosts": hosts_table.rows(doc), "host_headers": hosts_table.HEADERS,
-            "scaling_headers": scaling_table.HEADERS}
+            "scaling_headers": scaling_table.HEADERS, "syscall_title": syscall_table.title,
+            "capacity_title": capacity_table.TITLE}
 
 
 def _environment() -> jinja2.Environment:

@@ -10,7 +10,8 @@ from pathlib import Path
 from concbench import outputs
 from concbench.export.markdown_format import ceiling_note, render_table, summary_section, \
     toolchains_section, warnings_section
-from concbench.report import charts, scaling_table, summary, summary_text, syscall_table
+from concbench.report import capacity_chart, capacity_table, charts, latency_load_chart, \
+    load_curves, scaling_table, summary, summary_text, syscall_table
 from concbench.report.seed_tables import SeedTable, markdown, seed_tables
 from concbench.report.table import tables
 from concbench.report.views import chart
@@ -54,6 +55,26 @@ def _latency(doc: ResultsDocument, workload: str, chart_dir: str | None, fmt: st
     return [f"![{workload}: latency by percentile]({name})", ""]
 
 
+def _load_and_capacity(doc: ResultsDocument, workload: str, chart_dir: str | None, fmt: str,
+                       files: dict[str, bytes], colors: charts.Colors) -> list[str]:
+    """The latency–load and capacity charts of a server workload, as files beside the text."""
+    if chart_dir is None:
+        return []
+    cells = [c for c in doc.cells if c.workload == workload]
+    drawn = [(latency_load_chart.title(c), f"load-{i + 1}",
+              latency_load_chart.render(c, fmt, colors))
+             for i, c in enumerate(load_curves.curves(cells))]
+    drawn += [(capacity_chart.title(c), f"capacity-{i + 1}",
+               capacity_chart.render(c, fmt, colors))
+              for i, c in enumerate(capacity_chart.capacity_charts(cells))]
+    lines = []
+    for title, kind, data in drawn:
+        name = f"{chart_dir}/{doc.run_id}-{workload}-{kind}.{fmt}"
+        files[name] = data
+        lines += [f"![{title}]({name})", ""]
+    return lines
+
+
 def _fits(doc: ResultsDocument, workload: str) -> list[str]:
     fits = [f for f in scan_fits(doc.cells) if f.workload == workload]
     if not fits:
@@ -81,7 +102,9 @@ def _document(doc: ResultsDocument, chart_dir: str | None, fmt: str,
         for table in (t for t in seeds if t.workload == workload):
             lines += _seed_section(table, chart_dir, fmt, files, colors)
         lines += _latency(doc, workload, chart_dir, fmt, files, colors)
+        lines += _load_and_capacity(doc, workload, chart_dir, fmt, files, colors)
         lines += ["#### Summary", ""] + render_table(table_of)[2:] + _fits(doc, workload)
+        lines += capacity_table.markdown(doc.cells, workload)
         lines += syscall_table.markdown(doc.cells, workload)
     return lines + ceiling_note(doc) + toolchains_section(doc, "###") + \
         warnings_section(doc, "###")

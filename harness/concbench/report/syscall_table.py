@@ -61,6 +61,11 @@ def _counted(cell: CellResult) -> bool:
     return any((r.server or {}).get("syscalls") for r in cell.runs)
 
 
+def counted(cells: Iterable[CellResult]) -> bool:
+    """Whether some cell counted its system calls (syscalls=true)."""
+    return any(_counted(c) for c in cells)
+
+
 def tables(cells: Iterable[CellResult]) -> list[SyscallTable]:
     """One table per server workload that has cells counted with syscalls=true."""
     by_workload: dict[str, list[CellResult]] = {}
