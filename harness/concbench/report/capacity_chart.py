@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 from concbench.report import charts
 from concbench.report.capacity_table import SLO_PARAM, STAT, has_capacity
 from concbench.report.server_table import CEILING_CONTENDER
+from concbench.report.views import by_workload, params_label, varying
 from concbench.resultset.model import CellResult
 
 if TYPE_CHECKING:
@@ -53,23 +54,14 @@ def _bar(cell: CellResult) -> CapacityBar:
     return CapacityBar(cell.contender, s.median, s.ci95, "ok")
 
 
-def _case(params: dict[str, object], varying: list[str]) -> str:
-    return " ".join(f"{k}={params.get(k)}" for k in varying)
-
-
 def capacity_charts(cells: Iterable[CellResult]) -> list[CapacityChart]:
     """One chart per workload and set of parameters among the capacity cells."""
-    by_workload: dict[str, list[CellResult]] = {}
-    for cell in cells:
-        if has_capacity(cell):
-            by_workload.setdefault(cell.workload, []).append(cell)
     found = []
-    for workload, group in by_workload.items():
-        keys = list(dict.fromkeys(k for c in group for k in c.params))
-        varying = [k for k in keys if len({repr(c.params.get(k)) for c in group}) > 1]
+    for workload, group in by_workload([c for c in cells if has_capacity(c)]).items():
+        keys = varying(group)
         cases: dict[str, list[CellResult]] = {}
         for cell in group:
-            cases.setdefault(_case(cell.params, varying), []).append(cell)
+            cases.setdefault(params_label(cell, keys), []).append(cell)
         for case, members in cases.items():
             bars = sorted(map(_bar, members), key=lambda b: -b.median
                           if b.median is not None else math.inf)

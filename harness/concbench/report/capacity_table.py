@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from concbench.report import units
+from concbench.report.views import by_workload, varying
 from concbench.resultset.model import CellResult
 
 STAT = "capacity_per_s"
@@ -63,8 +64,8 @@ def _note(cell: CellResult, found: list[dict[str, Any]]) -> str:
     return "; ".join(notes)
 
 
-def row(cell: CellResult, varying: list[str]) -> tuple[str, ...]:
-    name = " ".join([cell.contender, *(f"{k}={cell.params.get(k)}" for k in varying)])
+def row(cell: CellResult, shown: list[str]) -> tuple[str, ...]:
+    name = " ".join([cell.contender, *(f"{k}={cell.params.get(k)}" for k in shown)])
     s = cell.stats.get(STAT)
     found = records(cell)
     peaks = [float(r["peak_per_s"]) for r in found if r.get("peak_per_s") is not None]
@@ -78,16 +79,10 @@ def row(cell: CellResult, varying: list[str]) -> tuple[str, ...]:
 
 def tables(cells: Iterable[CellResult]) -> list[CapacityTable]:
     """One table per server workload that has capacity cells."""
-    by_workload: dict[str, list[CellResult]] = {}
-    for cell in cells:
-        if has_capacity(cell):
-            by_workload.setdefault(cell.workload, []).append(cell)
     found = []
-    for workload, group in by_workload.items():
-        keys = list(dict.fromkeys(k for c in group for k in c.params))
-        varying = [k for k in keys if k != SLO_PARAM
-                   and len({repr(c.params.get(k)) for c in group}) > 1]
-        found.append(CapacityTable(workload, HEADERS, tuple(row(c, varying) for c in group)))
+    for workload, group in by_workload([c for c in cells if has_capacity(c)]).items():
+        shown = varying(group, skip=SLO_PARAM)
+        found.append(CapacityTable(workload, HEADERS, tuple(row(c, shown) for c in group)))
     return found
 
 

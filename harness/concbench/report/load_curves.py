@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from concbench.report.views import params_label, varying
 from concbench.resultset.model import CellResult
 
 SWEPT = "rate"
@@ -104,12 +105,8 @@ def _case_key(params: dict[str, Any]) -> str:
 
 
 def _case_label(group: list[CellResult], groups: list[list[CellResult]]) -> str:
-    keys: list[str] = []
-    everyone = [c for g in groups for c in g]
-    for cell in everyone:
-        keys += [k for k in cell.params if k not in keys and k != SWEPT]
-    varying = [k for k in keys if len({repr(c.params.get(k)) for c in everyone}) > 1]
-    return " ".join(f"{k}={group[0].params.get(k)}" for k in varying)
+    """The parameters, apart from the rate, that differ among the workload's curves."""
+    return params_label(group[0], varying([c for g in groups for c in g], skip=SWEPT))
 
 
 def _line(contender: str, cells: list[CellResult]) -> LoadLine:
