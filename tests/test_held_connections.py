@@ -59,6 +59,8 @@ def test_think_time_spaces_requests_and_the_scan_reads_back_a_thread_per_connect
     assert "server threads (window peak)" in res.stdout and "/connection" in res.stdout
     md = (folder / "results.md").read_text()
     assert "#### Scaling over connections" in md and "server RSS (window peak)" in md
+    summary = res.stdout.split("\nSummary\n", 1)[1]  # the rate is the generator's pace
+    assert "p99 latency" in summary and "requests/s" not in summary, summary
 
 
 def test_think_time_with_oha_is_exit_2_with_a_message(cli):

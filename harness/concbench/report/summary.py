@@ -101,12 +101,14 @@ def _members(metric: SummaryMetric, cells: list[CellResult]) -> list[CellResult]
 
 def _says(metric: SummaryMetric, cells: list[CellResult]) -> bool:
     """Open-loop cells (a `rate`) all receive about the rate they are offered: their
-    requests/s and its ratio to nginx rank nothing (their latency does). Cells of a capacity
+    requests/s and its ratio to nginx rank nothing (their latency does), nor do those of
+    connections held with a think time (`think-ms`). Cells of a capacity
     search (`slo-p99-ms`) each run at the rate their search found: they rank by that capacity
     alone, as their latency was measured at different rates."""
     if any(c.params.get("slo-p99-ms") for c in cells):
         return metric in (CAPACITY, SERVER_MEMORY)
-    open_loop = any(c.params.get("rate") for c in cells)
+    # held connections (think-ms) are paced by the generator: their rate is its pace too
+    open_loop = any(c.params.get("rate") or c.params.get("think-ms") for c in cells)
     return metric is not CAPACITY and not (open_loop and metric in (REQUESTS, OF_CEILING))
 
 
