@@ -158,9 +158,13 @@ def build(names: tuple[str, ...], force: bool) -> None:
 @click.option("--workload", "wl_names", multiple=True, help="only these (repeatable)")
 @click.option("--strict", is_flag=True, default=bool(os.environ.get("CONCBENCH_STRICT")),
               help="an unavailable contender fails verification too")
-def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool) -> None:
+@click.option("--share", metavar="K/N", help="only the K-th of N shares of about equal cost "
+              "(run N at once, one per CPU, to verify in about 1/N of the time)")
+def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool,
+           share: str | None) -> None:
     """Run every contender × workload at small sizes and check every result."""
-    plan = verify_mod.plan(_contenders(), list(names), list(wl_names))
+    plan = verify_mod.plan(_contenders(), list(names), list(wl_names),
+                           verify_mod.parse_share(share))
     doc = session.execute(plan, {}, show_tables=False)
     if not verify_mod.report(doc, strict):
         sys.exit(1)

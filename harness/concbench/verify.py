@@ -1,20 +1,58 @@
 """`verify`: every contender × workload at small sizes, each result checked (TechEmpower's
 verify mode). One process per cell with one warm-up and one measured iteration. A variant is
 checked on the workloads where it differs from its base (manifest `differs_on`) unless it is
-named."""
+named.
+
+`--share K/N` runs the K-th of N shares of the plan, whole contenders each, of about equal
+cost: N processes at once, one per CPU (`taskset -c`), verify everything in about 1/N of the
+time. Verification checks answers, not speed, so the shares may share a machine."""
 
 from __future__ import annotations
 
 from concbench import ui, workloads
 from concbench.manifest import Contender
-from concbench.errors import unknown
+from concbench.errors import UserError, unknown
 from concbench.plan import CellPlan, Plan, Settings
 from concbench.resultset.model import ResultsDocument
 
 VERIFY_SETTINGS = Settings(runs=1, warmup=1, iterations=1, timeout_s=120.0)
 
 
-def plan(contenders: dict[str, Contender], names: list[str], wl_names: list[str]) -> Plan:
+def parse_share(text: str | None) -> tuple[int, int] | None:
+    """'2/3' → (2, 3): the second of three shares; None: the whole plan."""
+    if text is None:
+        return None
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise UserError(f"--share {text!r}: give K/N with 1 <= K <= N, e.g. 1/2")
+    return int(k), int(n)
+
+
+def _cost(cell: CellPlan) -> int:
+    """A rough cost: a server cell starts a server and loads it (three batch cells' worth),
+    twice that on a JVM (a Spring Boot start takes seconds on one CPU)."""
+    if cell.spec.server is None:
+        return 1
+    return 6 if any(r.startswith("jdk") for r in cell.contender.toolchain.requires) else 3
+
+
+def shares(cells: list[CellPlan], count: int) -> list[list[CellPlan]]:
+    """The cells in `count` shares of about equal cost, a contender's cells in one share
+    (heaviest contender first, each to the lightest share so far), in plan order."""
+    by_contender: dict[str, list[CellPlan]] = {}
+    for cell in cells:
+        by_contender.setdefault(cell.contender.name, []).append(cell)
+    loads, owner = [0] * count, {}
+    for name, own in sorted(by_contender.items(),
+                            key=lambda kv: (-sum(map(_cost, kv[1])), kv[0])):
+        lightest = loads.index(min(loads))
+        owner[name] = lightest
+        loads[lightest] += sum(map(_cost, own))
+    return [[c for c in cells if owner[c.contender.name] == i] for i in range(count)]
+
+
+def plan(contenders: dict[str, Contender], names: list[str], wl_names: list[str],
+         share: tuple[int, int] | None = None) -> Plan:
     for name in names:
         if name not in contenders:
             raise unknown("contender", name, contenders)
@@ -32,6 +70,8 @@ def plan(contenders: dict[str, Contender], names: list[str], wl_names: list[str]
                 continue  # declared by a manifest ahead of the harness: nothing to check yet
             spec = workloads.get(wl)
             cells += [CellPlan(spec, contender, spec.resolve(p)) for p in spec.verify_params]
+    if share is not None:
+        cells = shares(cells, share[1])[share[0] - 1]
     return Plan("verify", tuple(cells), VERIFY_SETTINGS)
 
 
