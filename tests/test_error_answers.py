@@ -19,13 +19,8 @@ from http_answers import free_port as _free_port
 from concbench import manifest
 
 CONTENDERS_DIR = Path(__file__).resolve().parent.parent / "contenders"
-WEBFLUX_HANG = pytest.mark.xfail(
-    raises=TimeoutError, strict=False,
-    reason="known defect: a freshly started spring-webflux sometimes leaves a kept-alive request "
-           "after its first 404 unanswered (20 s); seen on a cold server only, not yet explained")
 SERVERS = ["kotlin-coroutines", "kotlin-coroutines-cio", "java-platform", "java-virtual",
            "spring-mvc", "spring-webflux", "node", "python-asyncio", "python-uvloop"]
-CASES = [pytest.param(n, marks=WEBFLUX_HANG) if n == "spring-webflux" else n for n in SERVERS]
 BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/1x", "/user/",
              "/user/9007199254740992", "/user/99999999999999999999", "/user/1/x", "/nope"]
 GOOD_IDS = {"/user/42": 42, "/user/007": 7, "/user/9007199254740991": 9007199254740991}
@@ -82,7 +77,7 @@ def built(real_bench):
     assert res.code == 0, res.stdout[-2000:] + res.stderr[-2000:]
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", SERVERS)
 def test_bad_ids_and_unknown_paths_are_404_with_a_length(built, processes, jdk25, name):
     answers = _answers(name, jdk25 / "bin" / "java")
     for path, user_id in GOOD_IDS.items():
