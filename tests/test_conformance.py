@@ -8,8 +8,10 @@ for any other reason fails its contenders' tests.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+import sys
 from collections import defaultdict
 
 import pytest
@@ -40,17 +42,30 @@ def built(real_bench) -> dict[str, str | None]:
 
 @pytest.fixture(scope="session")
 def verified(real_bench, built) -> dict[str, list[dict]]:
-    """The cells of one `verify` of every contender, by contender."""
-    res = real_bench("verify", timeout=3000)
-    assert "Traceback" not in res.stderr, res.stderr[-3000:]
-    doc = real_bench.last()
-    assert doc["plan"]["name"] == "verify", doc["plan"]
+    """The cells of `verify` of every contender, by contender: one `verify --share K/N` per
+    CPU (at most 2) at once, each pinned to its CPU and writing to a results folder of its
+    own, as verify's help suggests; every process's exit code must agree with its cells."""
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    runs = []
+    for k, cpu in enumerate(cpus, 1):
+        folder = real_bench.root / f"verify-share-{k}"
+        argv = [sys.executable, "-m", "concbench", "verify", f"--share={k}/{len(cpus)}"]
+        proc = subprocess.Popen(["taskset", "-c", str(cpu), *argv] if len(cpus) > 1 else argv,
+                                env={**real_bench.env, "CONCBENCH_RESULTS": str(folder)},
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        runs.append((proc, folder))
     cells: dict[str, list[dict]] = defaultdict(list)
-    for cell in doc["cells"]:
-        cells[cell["contender"]].append(cell)
-    passed = all(c["status"] in ("ok", "unavailable") for c in doc["cells"])
-    assert (res.code == 0) == (passed and not (STRICT and any(
-        c["status"] == "unavailable" for c in doc["cells"]))), res.stdout[-3000:]
+    for proc, folder in runs:
+        out, err = proc.communicate(timeout=3000)
+        assert "Traceback" not in err, err[-3000:]
+        (found,) = folder.glob("*/results.json")
+        doc = json.loads(found.read_text())
+        assert doc["plan"]["name"] == "verify", doc["plan"]
+        for cell in doc["cells"]:
+            cells[cell["contender"]].append(cell)
+        passed = all(c["status"] in ("ok", "unavailable") for c in doc["cells"])
+        assert (proc.returncode == 0) == (passed and not (STRICT and any(
+            c["status"] == "unavailable" for c in doc["cells"]))), out[-3000:]
     return cells
 
 
