@@ -176,5 +176,14 @@ def test_markdown_report_links_the_load_and_capacity_charts():
     doc = cd.document([*cd.rate_scan_cells(), *cd.capacity_cells()])
     text, files = markdown_report.render([doc], "charts")
     linked = re.findall(r"!\[[^\]]*\]\((charts/[^)]*-(?:load|capacity)-\d+\.svg)\)", text)
-    assert len(linked) == 3 and all(name in files for name in linked)
+    # one latency–load chart (the scan and the search of the same parameters) and one capacity
+    assert len(linked) == 2 and all(name in files for name in linked)
     assert "capacity at a p99 target" in text
+
+
+def test_a_capacity_search_joins_the_rate_scan_of_its_other_parameters():
+    """The search's windows and target are drawn on the same curve as the scan's points."""
+    (curve,) = load_curves.curves(cd.rate_scan_cells() + cd.capacity_cells())
+    assert curve.target_ms == 10.0 and curve.case == ""
+    go = next(ln for ln in curve.lines if ln.contender == "go")
+    assert len(go.windows) == 12 and 1000.0 in [p.offered_per_s for p in go.points]

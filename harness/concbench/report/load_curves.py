@@ -1,8 +1,8 @@
 """Latency against offered load, as plain data: the open-loop cells of a server workload
 grouped into curves, for the latency–load chart (report.latency_load_chart).
 
-A curve is one set of parameters apart from `rate` (cells that differ only in the rate they
-were offered); it has one line per contender, a point per cell at the cell's median offered
+A curve is one set of parameters apart from `rate` and the capacity search's (cells that
+differ only in the rate they were offered, and the search at those parameters); it has one line per contender, a point per cell at the cell's median offered
 rate (`offered_per_s`) and median p99, marked when the server fell behind that rate (the
 `saturated` stat: the majority verdict of its runs). A capacity-search cell (slo-p99-ms > 0)
 adds the windows its search tried (server.capacity.windows of every ok run), each held or
@@ -19,6 +19,9 @@ from concbench.resultset.model import CellResult
 
 SWEPT = "rate"
 SLO_PARAM = "slo-p99-ms"
+SEARCH_PARAMS = (SLO_PARAM, "capacity-steps", "capacity-window-s")
+"""A capacity search of the same other parameters joins its rate scan's curve: its windows
+and its target draw the curve's upper part, around the knee."""
 
 
 @dataclass(frozen=True)
@@ -101,12 +104,14 @@ def _target(cells: list[CellResult]) -> float | None:
 
 
 def _case_key(params: dict[str, Any]) -> str:
-    return repr(sorted((k, repr(v)) for k, v in params.items() if k != SWEPT))
+    return repr(sorted((k, repr(v)) for k, v in params.items()
+                       if k != SWEPT and k not in SEARCH_PARAMS))
 
 
 def _case_label(group: list[CellResult], groups: list[list[CellResult]]) -> str:
     """The parameters, apart from the rate, that differ among the workload's curves."""
-    return params_label(group[0], varying([c for g in groups for c in g], skip=SWEPT))
+    keys = varying([c for g in groups for c in g], skip=SWEPT)
+    return params_label(group[0], [k for k in keys if k not in SEARCH_PARAMS])
 
 
 def _line(contender: str, cells: list[CellResult]) -> LoadLine:
