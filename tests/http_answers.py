@@ -41,3 +41,29 @@ def twice_on_one_connection(port: int, path: str) -> list[int]:
         return statuses
     finally:
         conn.close()
+
+
+def pipelined(port: int, batches: list[list[str]], timeout_s: float = 20.0) -> list[int]:
+    """The statuses of GETs on one connection, each batch written at once (pipelined), the
+    next batch once the previous one's answers are read. A server that stops reading its
+    connection raises TimeoutError."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
+        reader = sock.makefile("rb")
+        statuses = []
+        for batch in batches:
+            sock.sendall(b"".join(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+                                  for path in batch))
+            statuses += [_read_answer(reader) for _ in batch]
+        return statuses
+
+
+def _read_answer(reader) -> int:
+    """One response with a Content-Length (every answer of the contract has one)."""
+    status = int(reader.readline().split()[1])
+    length = 0
+    while (line := reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    reader.read(length)
+    return status

@@ -12,12 +12,14 @@ import shutil
 import signal
 import subprocess
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import pytest
-from http_answers import free_port as _free_port
+from http_answers import free_port as _free_port, pipelined
 
 from concbench import manifest
 
+T = TypeVar("T")
 CONTENDERS_DIR = Path(__file__).resolve().parent.parent / "contenders"
 SERVERS = ["kotlin-coroutines", "kotlin-coroutines-cio", "java-platform", "java-virtual",
            "spring-mvc", "spring-webflux", "node", "python-asyncio", "python-uvloop"]
@@ -44,8 +46,8 @@ def _get(conn: http.client.HTTPConnection, path: str) -> tuple[int, dict[str, st
     return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
 
 
-def _answers(name: str, java: Path) -> dict[str, tuple[int, dict[str, str], bytes]]:
-    """Every path's answer from one server, all on one keep-alive connection, then SIGTERM."""
+def _serve(name: str, java: Path, ask: Callable[[int], T]) -> T:
+    """ask(port) of one freshly started server (http-aggregate), then SIGTERM."""
     folder, head = _command(name, java)
     port = _free_port()
     proc = subprocess.Popen([*head, "http-aggregate", f"--port={port}", "--bind=127.0.0.1",
@@ -54,11 +56,7 @@ def _answers(name: str, java: Path) -> dict[str, tuple[int, dict[str, str], byte
     try:
         ready = json.loads(proc.stdout.readline())
         assert ready["type"] == "ready" and ready["port"] == port, ready
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
-        try:
-            return {path: _get(conn, path) for path in [*GOOD_IDS, *BAD_PATHS]}
-        finally:
-            conn.close()
+        return ask(port)
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -66,6 +64,17 @@ def _answers(name: str, java: Path) -> dict[str, tuple[int, dict[str, str], byte
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _answers(name: str, java: Path) -> dict[str, tuple[int, dict[str, str], bytes]]:
+    """Every path's answer from one server, all on one keep-alive connection."""
+    def ask(port: int) -> dict[str, tuple[int, dict[str, str], bytes]]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+        try:
+            return {path: _get(conn, path) for path in [*GOOD_IDS, *BAD_PATHS]}
+        finally:
+            conn.close()
+    return _serve(name, java, ask)
 
 
 @pytest.fixture(scope="module")
@@ -88,3 +97,12 @@ def test_bad_ids_and_unknown_paths_are_404_with_a_length(built, processes, jdk25
         assert status == 404, (path, status, body[:200])
         assert "content-length" in headers and "transfer-encoding" not in headers, (path, headers)
         assert int(headers["content-length"]) == len(body), (path, headers)
+
+
+def test_a_request_after_pipelined_ones_is_read_by_spring_webflux(built, processes, jdk25):
+    """reactor-netty#4361, worked around in spring-webflux (KeepAliveReadWorkaround): after a
+    request queued behind another (/user/42 and /user/0 in one write) was answered at once,
+    the connection was never read again, so /user/-1 hung on every try."""
+    statuses = _serve("spring-webflux", jdk25 / "bin" / "java", lambda port: pipelined(
+        port, [["/user/42", "/user/0"], ["/user/-1"]]))
+    assert statuses == [200, 404, 404]
