@@ -16,13 +16,14 @@ KNEE = 7000
 
 
 def _load(offered: int, p99_ms: float | None, achieved_share: float = 1.0,
-          errors: int = 0, seconds: float = 2.0) -> LoadResult:
+          errors: int = 0, seconds: float = 2.0, in_flight: int = 0) -> LoadResult:
     served = round(offered * seconds * achieved_share)
     return LoadResult(generator="oha", requests=served, ok_requests=served, duration_s=seconds,
                       requests_per_s=served / seconds,
                       latency_ms={"p50": 0.2, "p99": p99_ms}, percentiles=[],
                       errors={"connect": errors, "status": 0}, cpu_s=0.1, wall_s=seconds,
-                      cpus=(0,), command=[], corrected=True)
+                      cpus=(0,), command=[], corrected=True,
+                      notes={"aborted_at_deadline": in_flight})
 
 
 def _model(seconds: float, rate: int):
@@ -52,8 +53,17 @@ def test_a_window_misses_on_p99_errors_backlog_or_silence():
     assert not over.held and "p99 5.1 ms above the target" in over.why
     assert not judge(_load(1000, 1.0, errors=1), 1000, 2.0, 5.0).held
     behind = judge(_load(1000, 1.0, achieved_share=0.95), 1000, 2.0, 5.0)
-    assert not behind.held and "achieved 95.0%" in behind.why
+    assert not behind.held and "95.0% of the requests due" in behind.why
     assert not judge(_load(1000, None), 1000, 2.0, 5.0).held
+
+
+def test_requests_in_flight_at_the_deadline_are_not_falling_behind():
+    """A 2 s window at 1000/s and 45 ms cuts off about 45 requests oha sent on time: served
+    at the deadline, they count as kept up; without them the server fell 2.2 % behind."""
+    cut = _load(1000, 45.0, achieved_share=0.978, in_flight=44)
+    assert judge(cut, 1000, 2.0, 60.0).held
+    lost = _load(1000, 45.0, achieved_share=0.978)
+    assert "97.8% of the requests due" in judge(lost, 1000, 2.0, 60.0).why
 
 
 def test_every_window_held_and_none_held_are_said():
