@@ -96,8 +96,10 @@ def _capacity(run: RunState, req: ServerRequest) -> dict[str, Any] | None:
                        run.capacity.target_p99_ms)
         found["measured_window"] = dict(window.__dict__)
         if run.capacity.capacity_per_s and not window.held:
+            perf = (", with perf attached (syscalls=true), which the search's windows were not"
+                    if req.params.get("syscalls") == "true" else "")
             run.warnings.append(f"the measured window at the capacity rate missed: {window.why} "
-                                "(the capacity sits on the edge)")
+                                f"(the capacity sits on the edge{perf})")
     return found
 
 
