@@ -17,16 +17,12 @@ search low; repeated runs (`--runs`) give the spread, and every window is record
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from concbench.server.loadgen import LoadResult
-from concbench.server.rate_grid import PROBE_S
+from concbench.server.rate_probe import Failure, Load, closed_loop_peak
 from concbench.server.saturation import open_loop_record
-
-Failure = tuple[str, str]
-Load = Callable[[float, int], "tuple[LoadResult | None, Failure | None]"]
-"""Runs the generator for so many seconds at so many requests/s (0: closed loop)."""
 
 
 @dataclass(frozen=True)
@@ -118,8 +114,7 @@ def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
 
 
 def _with(search: CapacitySearch, windows: list[CapacityWindow]) -> CapacitySearch:
-    return CapacitySearch(search.target_p99_ms, search.peak_per_s, search.window_s,
-                          search.steps, tuple(windows))
+    return replace(search, windows=tuple(windows))
 
 
 def search_capacity(params: dict[str, Any], floor_ms: float | None, load: Load,
@@ -127,12 +122,9 @@ def search_capacity(params: dict[str, Any], floor_ms: float | None, load: Load,
                     ) -> tuple[CapacitySearch | None, Failure | None, str | None]:
     """(the search, a failure, a warning) for a run with slo-p99-ms > 0."""
     target = float(params["slo-p99-ms"])
-    probe, failure = load(PROBE_S, 0)
+    probe, failure = closed_loop_peak(load)
     if failure or probe is None:
-        return None, failure or ("crash", "the closed-loop probe gave no result"), None
-    if probe.ok_requests == 0:
-        return None, ("invalid", f"no successful response in the {PROBE_S:g} s closed-loop "
-                      f"probe ({probe.requests} responses, errors {probe.errors})"), None
+        return None, failure, None
     settle()
     search = CapacitySearch(target, probe.requests_per_s, float(params["capacity-window-s"]),
                             int(params["capacity-steps"]))

@@ -16,6 +16,18 @@ Load = Callable[[float, int], "tuple[LoadResult | None, Failure | None]"]
 """Runs the generator for so many seconds at so many requests/s (0: closed loop)."""
 
 
+def closed_loop_peak(load: Load) -> tuple[LoadResult | None, Failure | None]:
+    """PROBE_S seconds of closed-loop load: the peak a grid's shares or a capacity search
+    start from; a failure when it gave no successful response."""
+    found, failure = load(PROBE_S, 0)
+    if failure or found is None:
+        return None, failure or ("crash", "the closed-loop probe gave no result")
+    if found.ok_requests == 0:
+        return None, ("invalid", f"no successful response in the {PROBE_S:g} s closed-loop "
+                      f"probe ({found.requests} responses, errors {found.errors})")
+    return found, None
+
+
 def window_rate(req: ServerRequest, load: Load, settle: Callable[[], None]
                 ) -> tuple[RateProbe | None, int | None, Failure | None]:
     """(the probe the rate came from, the window's rate or None for closed loop, a failure)."""
@@ -27,13 +39,9 @@ def window_rate(req: ServerRequest, load: Load, settle: Callable[[], None]
                    {**req.params, "limits": repr(req.limits)})
     probe = known_peak(key, percent)
     if probe is None:
-        found, failure = load(PROBE_S, 0)
+        found, failure = closed_loop_peak(load)
         if failure or found is None:
-            return None, None, failure or ("crash", "the closed-loop rate probe gave no result")
-        if found.ok_requests == 0:
-            return None, None, ("invalid", f"no successful response in the {PROBE_S:g} s "
-                                f"closed-loop rate probe ({found.requests} responses, errors "
-                                f"{found.errors})")
+            return None, None, failure
         probe = RateProbe(PROBE_S, found.requests_per_s, percent,
                           offered_rate(found.requests_per_s, percent))
         remember_peak(key, probe)
