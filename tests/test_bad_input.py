@@ -162,3 +162,32 @@ def test_help_is_quick_to_start_it_imports_no_scipy_or_matplotlib():
                           env={**os.environ, "PYTHONPATH": str(REPO / "harness")}, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "Usage:" in done.stdout and done.stdout.splitlines()[-1] == "[]", done.stdout
+
+
+def test_a_run_s_statistics_and_report_load_neither_scipy_stats_nor_pyplot():
+    """Every run summarizes its cells and draws a report, and every test that runs
+    concbench pays for it: the t quantile comes from scipy.special (a third of scipy.stats'
+    import) and figures are made without pyplot (0.4 s of import a report drawn to bytes
+    never needs). The figures are the same: test_stats_differential checks them against
+    scipy.stats. (A scan's fit uses scipy.stats' regression: a cell without one needs none.)"""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys\n"
+              "sys.path.insert(0, 'tests')\n"
+              "import dataclasses\n"
+              "from sample_doc import troubled_document\n"
+              "from concbench.report import html\n"
+              "doc = troubled_document()\n"
+              "doc = dataclasses.replace(doc, cells=doc.cells[:1])  # no scan: no fit\n"
+              "page = html.render([(doc, None)])\n"
+              "assert page.count('<svg') >= 2, 'no chart drawn'\n"
+              "print(sorted(m for m in ('scipy.stats', 'matplotlib.pyplot') if m in sys.modules))\n")
+    from conftest import REPO
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=REPO, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "harness")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout

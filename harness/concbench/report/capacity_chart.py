@@ -19,7 +19,7 @@ from concbench.report.views import by_workload, params_label, varying
 from concbench.resultset.model import CellResult
 
 if TYPE_CHECKING:
-    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def title(chart: CapacityChart) -> str:
     return f"{chart.workload}: capacity at {target}{case}"
 
 
-def _draw_bar(ax: plt.Axes, y: float, bar: CapacityBar, color: str) -> None:
+def _draw_bar(ax: Axes, y: float, bar: CapacityBar, color: str) -> None:
     if bar.median is None:
         ax.plot([0], [y], marker="x", color=charts.FAILED_COLOR, markersize=9, mew=2,
                 linestyle="none", gid=f"capacity-failed-{bar.contender}")
@@ -98,7 +98,7 @@ def render(chart: CapacityChart, fmt: str = "svg", colors: charts.Colors | None 
     from matplotlib.ticker import FuncFormatter
 
     n = len(chart.bars)
-    fig, ax = charts.pyplot().subplots(figsize=(charts.SIZE[0], max(1.6, 0.3 * n + 0.9)))
+    fig, ax = charts.figure((charts.SIZE[0], max(1.6, 0.3 * n + 0.9)))
     colors = colors or charts.palette([b.contender for b in chart.bars])
     for i, bar in enumerate(chart.bars):
         _draw_bar(ax, n - 1 - i, bar, colors.get(bar.contender, charts.PALETTE[0]))

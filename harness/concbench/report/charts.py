@@ -18,24 +18,32 @@ from concbench.report import units
 from concbench.report.views import Chart, Series
 
 if TYPE_CHECKING:
-    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 @functools.cache
-def pyplot():
-    """matplotlib.pyplot (Agg, our settings), imported on first use: it takes about 0.4 s
-    that `concbench --help` and every run without a chart should not pay."""
+def _matplotlib() -> None:
+    """matplotlib with our settings, imported on first use (`concbench --help` and a run
+    without a chart pay nothing). Figures are made without pyplot, whose import (about
+    0.4 s: every backend's machinery, a figure manager) a report drawn to bytes never needs."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    matplotlib.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
+                                "font.size": 9, "axes.spines.top": False,
+                                "axes.spines.right": False,
+                                # named in every SVG text's style: a short list keeps them small
+                                "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial"]})
 
-    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "concbench",
-                         "font.size": 9, "axes.spines.top": False,
-                         "axes.spines.right": False,
-                         # named in every SVG text's style: a short list keeps them small
-                         "font.sans-serif": ["DejaVu Sans", "Helvetica", "Arial"]})
-    return plt
+
+def figure(figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    """A new figure with one axes, drawn by Agg (PNG) or the SVG backend when saved."""
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
+
 
 FAILED_COLOR = "#c0392b"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -97,19 +105,18 @@ def minify(svg: str) -> str:
     return re.sub(r">\s+<", "><", _GEOMETRY.sub(_geometry, svg))
 
 
-def to_bytes(fig: plt.Figure, fmt: str, tight: bool = True) -> bytes:
+def to_bytes(fig: Figure, fmt: str, tight: bool = True) -> bytes:
     buf = io.BytesIO()
     meta = {"Date": None} if fmt == "svg" else None
     fig.savefig(buf, format=fmt, bbox_inches="tight" if tight else None, metadata=meta,
                 dpi=110)
-    pyplot().close(fig)
     data = buf.getvalue()
     if fmt == "svg":
         data = minify(data[data.index(b"<svg"):].decode()).encode()
     return data
 
 
-def mark_failed(ax: plt.Axes, x: float, status: str) -> None:
+def mark_failed(ax: Axes, x: float, status: str) -> None:
     from matplotlib.transforms import blended_transform_factory
 
     where = blended_transform_factory(ax.transData, ax.transAxes)
@@ -119,7 +126,7 @@ def mark_failed(ax: plt.Axes, x: float, status: str) -> None:
             va="bottom", fontsize=8)
 
 
-def _scan(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
+def _scan(ax: Axes, chart: Chart, colors: Colors | None) -> None:
     xs_all = [p.x for s in chart.series for p in s.points]
     ys_all = [p.y for s in chart.series for p in s.points if p.y is not None]
     if spans_decades(xs_all):
@@ -139,7 +146,7 @@ def _scan(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
     ax.set_xlabel(chart.xlabel or "")
 
 
-def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
+def _bars(ax: Axes, chart: Chart, colors: Colors | None) -> None:
     groups: list[str] = []
     for s in chart.series:
         groups += [p.x for p in s.points if p.x not in groups]
@@ -162,7 +169,7 @@ def _bars(ax: plt.Axes, chart: Chart, colors: Colors | None) -> None:
 def render(chart: Chart, fmt: str = "svg", colors: Colors | None = None) -> bytes:
     from matplotlib.ticker import FuncFormatter
 
-    fig, ax = pyplot().subplots(figsize=SIZE)
+    fig, ax = figure(SIZE)
     (_scan if chart.xlabel else _bars)(ax, chart, colors)
     ax.set_title(chart.title, loc="left")
     ax.yaxis.set_major_formatter(FuncFormatter(formatter(chart.metric.kind)))
@@ -184,7 +191,7 @@ def latency(series: Sequence[Series], fmt: str = "svg", colors: Colors | None = 
     """Latency by percentile, HdrHistogram style: x is the number of nines (50%, 90%, 99%,
     99.9% …, log of 1/(1−p)), y the latency in ms (log when it spans two decades); the
     maximum is the point past the last percentile."""
-    fig, ax = pyplot().subplots(figsize=SIZE)
+    fig, ax = figure(SIZE)
     top = 0.0
     for i, s in enumerate(series):
         pts = sorted((p.x, p.y) for p in s.points if p.y is not None and p.x < 100)

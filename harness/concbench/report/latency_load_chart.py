@@ -15,14 +15,14 @@ from concbench.report import charts
 from concbench.report.load_curves import LoadCurve, LoadLine
 
 if TYPE_CHECKING:
-    import matplotlib.pyplot as plt
+    from matplotlib.axes import Axes
 
 HOLLOW_NOTE = "hollow: fell behind the offered rate"
 WINDOW_HELD = "search window held"
 WINDOW_MISSED = "search window missed"
 
 
-def _line(ax: plt.Axes, line: LoadLine, color: str) -> None:
+def _line(ax: Axes, line: LoadLine, color: str) -> None:
     valued = [p for p in line.points if p.p99_ms is not None]
     if valued:
         ax.plot([p.offered_per_s for p in valued], [p.p99_ms for p in valued], color=color,
@@ -43,7 +43,7 @@ def _line(ax: plt.Axes, line: LoadLine, color: str) -> None:
             charts.mark_failed(ax, p.offered_per_s, f"{line.contender}: {p.status}")
 
 
-def _legend_marks(ax: plt.Axes, curve: LoadCurve) -> None:
+def _legend_marks(ax: Axes, curve: LoadCurve) -> None:
     """Grey proxy entries for the marks used, so the legend names them."""
     grey = "#555555"
     if any(p.saturated and p.p99_ms is not None for ln in curve.lines for p in ln.points):
@@ -63,7 +63,7 @@ def title(curve: LoadCurve) -> str:
 def render(curve: LoadCurve, fmt: str = "svg", colors: charts.Colors | None = None) -> bytes:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    fig, ax = charts.pyplot().subplots(figsize=charts.SIZE)
+    fig, ax = charts.figure(charts.SIZE)
     colors = colors or charts.palette([ln.contender for ln in curve.lines])
     for line in curve.lines:
         _line(ax, line, colors.get(line.contender, charts.PALETTE[0]))

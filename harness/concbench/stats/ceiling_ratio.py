@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from concbench.resultset.model import CellResult, RunResult, Summary
-from concbench.stats.summary import summarize
+from concbench.stats.summary import summarize, t_975
 
 CEILING = "nginx"
 """The ceiling contender: a static 200-byte answer from one nginx worker per server CPU."""
@@ -99,10 +99,7 @@ def ratio_summary(ratios: Sequence[float]) -> Summary | None:
     geo = math.exp(statistics.fmean(logs))
     ci95 = None
     if len(logs) > 1:
-        from scipy import stats as scipy_stats  # here: `concbench --help` needs no scipy
-
-        half = float(scipy_stats.t.ppf(0.975, len(logs) - 1)) * statistics.stdev(logs) \
-            / math.sqrt(len(logs))
+        half = t_975(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
         ci95 = (geo * math.exp(-half), geo * math.exp(half))
     return replace(base, mean=geo, ci95=ci95, cv=base.stddev / geo if len(logs) > 1 else None)
 
