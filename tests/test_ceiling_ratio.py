@@ -14,6 +14,7 @@ import pytest
 
 from concbench import workloads
 from concbench.export import markdown_format
+from concbench.report import markdown_sections
 from concbench.report import html, summary, summary_text
 from concbench.report.table import tables
 from concbench.resultset.model import CellResult, ResultsDocument, RunResult
@@ -114,7 +115,7 @@ def test_no_ratio_without_rounds_for_http_aggregate_or_without_nginx():
     assert not any(c.metric.name == "of nginx" for c in summary.summaries(doc.cells))
     (table,) = tables(doc.cells)
     assert "vs nginx" in table.headers  # the ratio of medians, as before
-    assert markdown_format.ceiling_note(doc) == []
+    assert markdown_sections.ceiling_note(doc) == []
 
 
 def test_a_failed_or_unsettled_run_on_either_side_gives_no_ratio():
@@ -168,7 +169,7 @@ def test_the_table_markdown_html_and_summary_show_the_ratio_with_its_interval():
 def test_the_markdown_says_http_aggregate_has_no_nginx_ratio():
     cells = [_cell("nginx", [40000, 80000]), _cell("go", [20000, 41000]),
              _cell("go", [247, 246], connections=150, spec=AGG)]
-    assert "Not defined for http-aggregate" in "".join(markdown_format.ceiling_note(_doc(cells)))
+    assert "Not defined for http-aggregate" in "".join(markdown_sections.ceiling_note(_doc(cells)))
 
 
 FAKE_NGINX = """

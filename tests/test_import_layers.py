@@ -76,6 +76,23 @@ def test_no_module_imports_itself_through_others():
     assert _cycles(_graph()) == []
 
 
+def _packages(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph between concbench's packages (a top-level module is one of its own)."""
+    def top(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    found: dict[str, set[str]] = {top(m): set() for m in graph}
+    for module, targets in graph.items():
+        found[top(module)] |= {top(t) for t in targets if top(t) != top(module)}
+    return found
+
+
+def test_no_two_packages_import_each_other():
+    """A package is a layer of its own: report builds on stats and compare, export on report,
+    plan on workloads; a module that both sides need goes to the lower one."""
+    assert _cycles(_packages(_graph())) == []
+
+
 def test_each_lifecycle_package_imports_only_the_layers_beneath_it():
     wrong = []
     for module, targets in _graph().items():

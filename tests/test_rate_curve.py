@@ -85,7 +85,7 @@ def test_a_server_past_its_capacity_is_saturated_there_and_not_below(bench):
 
 
 def test_rate_auto_probes_the_peak_and_runs_its_grid(bench):
-    from concbench.server.rate_grid import AUTO_PERCENTS
+    from concbench.workloads.rate_forms import AUTO_PERCENTS
 
     res = bench("run", "http-hello", "--contender", "fake-server", *OPEN_LOOP,
                      "--param", "duration-s=1", "--scan", "rate=auto")

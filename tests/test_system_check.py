@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from concbench import system_check
-from concbench.export.markdown_format import warnings_section
+from concbench.report.markdown_sections import warnings_section
 from concbench.report import html
 from sample_doc import sample_document
 

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 
 from concbench import steal, workloads
-from concbench.report.syscall_table import COLUMNS as SYSCALL_COLUMNS
+from concbench.stats.syscall_cell import REPORTED as SYSCALL_COLUMNS
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.stats import server_cell, syscall_cell
 from concbench.stats.scans import points

@@ -12,7 +12,7 @@ from concbench.errors import UserError
 from concbench.manifest import Contender
 from concbench.proc.cgroups.limits import Limits
 from concbench.workloads import WorkloadSpec
-from concbench.server.rate_grid import expand_auto
+from concbench.workloads.rate_forms import expand_auto
 from concbench.workloads.server import limit_problem, open_loop_problem
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
@@ -155,7 +155,7 @@ def cells_for(spec: WorkloadSpec, contenders: list[Contender], given: dict[str, 
               scans: dict[str, str]) -> list[CellPlan]:
     """Every combination of the scanned values (in the order given) × every contender."""
     if spec.server is not None:
-        given, scans = expand_auto(given, scans)  # rate=auto: server.rate_grid
+        given, scans = expand_auto(given, scans)  # rate=auto: workloads.rate_forms
     fixed = {k: spec.param(k).parse(v) for k, v in given.items()}
     axes: list[list[tuple[str, Any]]] = []
     for key, values in scans.items():

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from concbench import outputs
-from concbench.export.markdown_format import ceiling_note, render_table, summary_section, \
+from concbench.report.markdown_sections import ceiling_note, render_table, summary_section, \
     toolchains_section, warnings_section
 from concbench.report import capacity_chart, capacity_table, charts, latency_load_chart, \
     load_curves, scaling_table, summary, summary_text, syscall_table

@@ -10,12 +10,8 @@ from typing import Iterable
 
 from concbench.resultset.model import CellResult
 from concbench.stats import syscall_cell
-from concbench.stats.syscall_cell import key
+from concbench.stats.syscall_cell import REPORTED as COLUMNS, key
 
-COLUMNS = (("epoll_ctl", "epoll_ctl"), ("epoll_wait_all", "epoll_(p)wait"),
-           ("futex", "futex"), ("read_all", "read/recv"), ("write_all", "write/send"),
-           ("accept_all", "accept"), ("close", "close"), ("io_uring_enter", "io_uring_enter"))
-"""(family or call, header) of the per-request system-call columns."""
 HEADERS = ("contender", *(h for _, h in COLUMNS), "ctx switches (vol / invol)", "page faults",
            "n", "note")
 TITLE = "system calls, context switches and page faults per request (perf stat, measured window)"

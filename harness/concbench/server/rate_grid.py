@@ -5,7 +5,7 @@ contender on a workload with given other parameters probes that peak: PROBE_S se
 loop after its warm-up, with the same generator and connections. Every later run of the grid
 in the same plan (same contender, workload, other parameters) offers its share of that one
 peak, so the grid's rates keep their order on a machine whose peak moves from run to run.
-`rate=auto` (in --scan or --param) is the grid AUTO_PERCENTS, so a latency–load curve needs
+`rate=auto` (in --scan or --param) is the grid workloads.rate_forms.AUTO_PERCENTS, so a latency–load curve needs
 no guessed rates. Each run records the probe its rate came from (`server.rate_probe`).
 """
 
@@ -14,38 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from concbench.errors import UserError
-
-AUTO = "auto"
-AUTO_PERCENTS = (10, 25, 50, 75, 90, 100)
 PROBE_S = 3.0
 """Seconds of the closed-loop probe: long enough for oha to reach its steady rate, short
 beside a measured window."""
-
-
-def expand_auto(given: dict[str, str], scans: dict[str, str]) -> tuple[dict[str, str],
-                                                                        dict[str, str]]:
-    """`rate=auto` given as a --param or in a --scan becomes the scan of AUTO_PERCENTS."""
-    grid = ",".join(f"{p}%" for p in AUTO_PERCENTS)
-    if given.get("rate", "").strip().lower() == AUTO:
-        if "rate" in scans:
-            raise UserError("rate is both a --param and a --scan; give it once")
-        given = {k: v for k, v in given.items() if k != "rate"}
-        return given, {**scans, "rate": grid}
-    values = [v.strip().lower() for v in scans.get("rate", "").split(",")]
-    if AUTO in values:
-        if values != [AUTO]:
-            raise UserError("--scan rate=auto is a grid of its own "
-                            f"({grid}); give it alone or list the rates")
-        scans = {**scans, "rate": grid}
-    return given, scans
-
-
-def percent_of_peak(rate: Any) -> int | None:
-    """The share of the probed peak a `rate` value asks for ("50%" → 50), or None."""
-    if isinstance(rate, str) and rate.endswith("%"):
-        return int(rate[:-1])
-    return None
 
 
 def offered_rate(peak_per_s: float, percent: int) -> int:

@@ -8,8 +8,9 @@ from typing import Callable
 
 from concbench.server.loadgen import LoadResult
 from concbench.server.rate_grid import (PROBE_S, RateProbe, grid_key, known_peak,
-                                        offered_rate, percent_of_peak, remember_peak)
+                                        offered_rate, remember_peak)
 from concbench.server.request import ServerRequest
+from concbench.workloads.rate_forms import percent_of_peak
 
 Failure = tuple[str, str]
 Load = Callable[[float, int], "tuple[LoadResult | None, Failure | None]"]

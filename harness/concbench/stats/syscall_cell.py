@@ -20,6 +20,11 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "write_all": ("write", "writev", "sendto", "sendmsg"),
     "accept_all": ("accept", "accept4"),
 }
+REPORTED = (("epoll_ctl", "epoll_ctl"), ("epoll_wait_all", "epoll_(p)wait"),
+            ("futex", "futex"), ("read_all", "read/recv"), ("write_all", "write/send"),
+            ("accept_all", "accept"), ("close", "close"), ("io_uring_enter", "io_uring_enter"))
+"""(family or call, header) of the per-request system calls the reports show and compare:
+the ones seed 004 argues from."""
 OTHERS = {"context-switches": "ctx_switches", "page-faults": "page_faults",
           "ctx_voluntary": "ctx_voluntary", "ctx_involuntary": "ctx_involuntary"}
 
