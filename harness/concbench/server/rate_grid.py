@@ -5,8 +5,8 @@ contender on a workload with given other parameters probes that peak: PROBE_S se
 loop after its warm-up, with the same generator and connections. Every later run of the grid
 in the same plan (same contender, workload, other parameters) offers its share of that one
 peak, so the grid's rates keep their order on a machine whose peak moves from run to run.
-`rate=auto` (in --scan or --param) is the grid workloads.rate_forms.AUTO_PERCENTS, so a latency–load curve needs
-no guessed rates. Each run records the probe its rate came from (`server.rate_probe`).
+`rate=auto` (in --scan or --param) is a grid of such shares (workloads.rate_forms), so a
+latency–load curve needs no guessed rates. Each run records the probe its rate came from (`server.rate_probe`).
 """
 
 from __future__ import annotations
