@@ -7,6 +7,12 @@ Tiers (markers, see pytest.ini): a test's tier is the slowest tier of the fixtur
 `slow`. Each tier has its own time limit (pytest-timeout). `./concbench test -m fast` runs the
 fast tier; `./concbench test` runs everything.
 
+Two at once (pytest-xdist, pytest.ini: one worker per CPU, at most 2): the tests that measure
+(the slow tier, and the modules marked `measures`: timings, CPU, throttling, servers under
+load) run one after another in one worker, as the xdist group MEASURING, the longest unit of
+work, scheduled first; every other test runs beside them in the other worker, so no two
+measuring tests share the machine. `-n 0` runs everything in this one process.
+
 Under CONCBENCH_STRICT (CI) a skipped test is a failure: CI installs what the tests need, so a
 skip there means a test silently did not run.
 """
@@ -40,6 +46,8 @@ TIER_OF_FIXTURE = {
 }
 TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
 """Per test, set-up included: slow covers building every contender on a fresh machine."""
+MEASURING = "measuring"
+"""The xdist group of the tests that must not share the machine with each other."""
 
 
 def _tier(item: pytest.Item) -> str:
@@ -49,11 +57,26 @@ def _tier(item: pytest.Item) -> str:
     return max(found, key=TIERS.index, default="fast")
 
 
+MEASURING_FIXTURES = frozenset({"wrk"})
+"""Fixtures that put a test in the MEASURING group by themselves (a server under load)."""
+
+
+def measures(item: pytest.Item) -> bool:
+    """Whether the test runs in the MEASURING group (one at a time); a fast test of a marked
+    module runs no process, so it measures nothing."""
+    tier = _tier(item)
+    return tier == "slow" or tier != "fast" and (
+        item.get_closest_marker("measures") is not None
+        or not MEASURING_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         tier = _tier(item)
         item.add_marker(getattr(pytest.mark, tier))
         item.add_marker(pytest.mark.timeout(TIMEOUT_S[tier]))  # an explicit one comes first
+        if measures(item):
+            item.add_marker(pytest.mark.xdist_group(MEASURING))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -11,6 +11,8 @@ from concbench.server.capacity import CapacitySearch, bisect, judge, search_capa
 from concbench.server.loadgen import LoadResult
 from test_rate_curve import STALL_CAPACITY, _ok_run, bench  # noqa: F401 (a fixture)
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 KNEE = 7000
 """The model server holds p99 ≤ 5 ms up to this rate, then misses by far."""
 

@@ -23,6 +23,8 @@ from concbench.stats.cell import aggregate
 from concbench.workloads.budget import UNBOUNDED
 from sample_doc import _server_run
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 HELLO = workloads.get("http-hello")
 AGG = workloads.get("http-aggregate")
 META = {"throughput_unit": "requests", "placement": {"server": [0], "client": [1]}}

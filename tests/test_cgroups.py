@@ -26,6 +26,8 @@ from concbench.proc.cgroups.group import PREFIX, Cgroup, procs
 from concbench.proc.cgroups.limits import Limits
 from concbench.proc.cgroups.stats import cpu_counters, memory_counters
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 SLEEPS = ["--param", "tasks=10", "--param", "sleep-ms=10", "--param", "pool-size=10"]
 BURN = ["--param", "rings=1", "--param", "size=2", "--param", "passes=1000"]
 

@@ -26,6 +26,8 @@ from concbench.workloads.littles_law import ceilings
 from concbench.workloads.server import Bounds
 from sample_doc import _server_run
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
                                reason="wrk is not installed and cannot be (no apt-get)")
 

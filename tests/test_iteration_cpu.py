@@ -3,6 +3,10 @@ the per-unit CPU and context-switch figures built from it."""
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 RING = ["ring", "--param", "rings=1", "--param", "size=2", "--param", "passes=1000"]
 
 

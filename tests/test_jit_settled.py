@@ -33,6 +33,8 @@ from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate
 from concbench.workloads.budget import UNBOUNDED
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 RECORDED = Path(__file__).parent / "recorded" / "hsperfdata"
 
 

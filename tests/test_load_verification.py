@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
-                                reason="wrk is not installed and cannot be (no apt-get)")
+pytestmark = [pytest.mark.measures,  # tests/conftest.py: one measuring test at a time
+              pytest.mark.skipif(shutil.which("wrk") is None and shutil.which("apt-get") is None,
+                                 reason="wrk is not installed and cannot be (no apt-get)")]
 
 REPO = Path(__file__).resolve().parents[1]
 LOAD = ["--param", "connections=8", "--param", "duration-s=1", "--param", "warmup-s=0",

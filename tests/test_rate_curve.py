@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 OPEN_LOOP = ["--param", "loadgen=oha", "--param", "connections=8", "--param", "warmup-s=0",
              "--runs", "1"]
 BURN_US = 3000.0

@@ -48,7 +48,7 @@ workloads = ["ring"]
 '''
 
 
-pytestmark = needs_cgroups
+pytestmark = [pytest.mark.measures, needs_cgroups]
 
 
 class Views:

@@ -21,6 +21,8 @@ from concbench.report import stack
 from concbench.report.table import tables
 from concbench.resultset import io as results_io
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 LOAD = ["--param", "connections=4", "--param", "duration-s=1", "--param", "warmup-s=0",
         "--runs", "1"]
 STANDARD = '''

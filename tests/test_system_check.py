@@ -11,6 +11,8 @@ from concbench.report.markdown_sections import warnings_section
 from concbench.report import html
 from sample_doc import sample_document
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 SMALL = ["run", "sleep-tasks", "--contender", "fake-good", "--runs", "1", "--param", "tasks=10",
          "--param", "sleep-ms=1", "--param", "pool-size=2"]
 

@@ -12,6 +12,8 @@ from concbench.server.loadgen import LoadResult
 from concbench.server.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
                                      jit_cpu_s, local_probe, warm_up)
 
+pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
+
 
 def _window(rate: float, jit: float | None = None, cpu: float = 1.0) -> WarmupWindow:
     return WarmupWindow(duration_s=5, requests_per_s=rate, p99_ms=1.0, errors_total=0,
