@@ -269,9 +269,11 @@ def netns():
 
 @pytest.fixture(scope="session")
 def toxiproxy(netns) -> None:
-    """Toxiproxy (the delaying proxy of tests/netns_hosts.py), built with Go on first use."""
+    """Toxiproxy (the delaying proxy of tests/delay_proxy.py), built with Go on first use."""
+    import delay_proxy
+
     try:
-        netns.toxiproxy_bins()
+        delay_proxy.toxiproxy_bins()
     except netns.NetnsError as err:
         pytest.skip(f"Toxiproxy is needed: {err}")
 

@@ -7,7 +7,6 @@ fault is left (checked by pid, including a grandchild that left the process grou
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path

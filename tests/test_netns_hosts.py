@@ -14,7 +14,8 @@ from typing import Iterator
 
 import pytest
 
-from netns_hosts import ADDRESSES, TestNetwork, delay_proxy, three_hosts
+from delay_proxy import delay_proxy
+from netns_hosts import ADDRESSES, TestNetwork, three_hosts
 
 # A listener for the server namespace: answers each line with "pong <line>";
 # a thread per connection.

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import delay_proxy
 import netns_hosts
 
 LOAD = ["--param", "connections=4", "--param", "duration-s=2", "--param", "warmup-s=0",
@@ -117,7 +118,7 @@ def test_a_known_delay_shows_in_the_round_trip_and_the_latency(net, hosts_file, 
               "client", "--hosts-file", str(hosts_file)]
     assert fake_bench(*common, "--server-host", "server-fixed").code == 0
     direct = fake_bench.last()
-    with netns_hosts.delay_proxy(net, "server", f"{PROXY}:{PROXY_PORT}", upstream, DELAY_MS):
+    with delay_proxy.delay_proxy(net, "server", f"{PROXY}:{PROXY_PORT}", upstream, DELAY_MS):
         assert fake_bench(*common, "--server-host", "server-proxied").code == 0
     proxied = fake_bench.last()
     for doc in (direct, proxied):

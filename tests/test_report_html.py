@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from concbench.report import html
 from sample_doc import MIXED_REASON, rendered, sample_document
