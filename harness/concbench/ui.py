@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from concbench.plan import CellPlan
-from concbench.report import scaling_table, summary, summary_terminal, syscall_table, units
+from concbench.report import flags, scaling_table, summary, summary_terminal, syscall_table, units
 from concbench.report.cell_names import CellNames
 from concbench.report.table import OPTIONAL, tables
 from concbench.resultset.model import CellResult, ResultsDocument, RunResult
@@ -71,6 +71,11 @@ class ProgressView:
         rate = result.stats.get("requests_per_s")
         shown = units.seconds(t.median) if t else \
             f"{rate.median:,.0f} requests/s" if rate else result.status
+        # a figure that is not the server's steady state says so where it first appears
+        unsteady = [f.label for f in flags.cell_flags(result.warnings, "requests/s")
+                    if f.unranked] if rate else []
+        if unsteady:
+            shown += f" [yellow]\\[{', '.join(unsteady)}][/]"
         style = _STATUS_STYLE.get(result.status, "red")
         params = self._names.params(result.workload, result.contender, result.params)
         self._progress.console.print(
