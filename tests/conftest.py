@@ -9,9 +9,9 @@ fast tier; `./concbench test` runs everything.
 
 Two at once (pytest-xdist, pytest.ini: one worker per CPU, at most 2): the tests that measure
 (the slow tier, and the modules marked `measures`: timings, CPU, throttling, servers under
-load) run one after another in one worker, as the xdist group MEASURING, the longest unit of
-work, scheduled first; every other test runs beside them in the other worker, so no two
-measuring tests share the machine. `-n 0` runs everything in this one process.
+load) run one after another in one worker, as one unit of work (tests/measuring_group.py),
+the longest, scheduled first; every other test runs beside them in the other worker, so no
+two measuring tests share the machine. `-n 0` runs everything in this one process.
 
 Under CONCBENCH_STRICT (CI) a skipped test is a failure: CI installs what the tests need, so a
 skip there means a test silently did not run.
@@ -32,6 +32,8 @@ from typing import Callable, Iterator
 import psutil
 import pytest
 
+import measuring_group
+
 REPO = Path(__file__).resolve().parents[1]
 FAKE = Path(__file__).resolve().parent / "fake"
 sys.path.insert(0, str(REPO / "harness"))
@@ -46,8 +48,6 @@ TIER_OF_FIXTURE = {
 }
 TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
 """Per test, set-up included: slow covers building every contender on a fresh machine."""
-MEASURING = "measuring"
-"""The xdist group of the tests that must not share the machine with each other."""
 
 
 def _tier(item: pytest.Item) -> str:
@@ -58,11 +58,11 @@ def _tier(item: pytest.Item) -> str:
 
 
 MEASURING_FIXTURES = frozenset({"wrk"})
-"""Fixtures that put a test in the MEASURING group by themselves (a server under load)."""
+"""Fixtures that make a test measuring by themselves (a server under load)."""
 
 
 def measures(item: pytest.Item) -> bool:
-    """Whether the test runs in the MEASURING group (one at a time); a fast test of a marked
+    """Whether the test is measuring (run with the others one at a time); a fast test of a marked
     module runs no process, so it measures nothing."""
     tier = _tier(item)
     return tier == "slow" or tier != "fast" and (
@@ -75,8 +75,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = _tier(item)
         item.add_marker(getattr(pytest.mark, tier))
         item.add_marker(pytest.mark.timeout(TIMEOUT_S[tier]))  # an explicit one comes first
-        if measures(item):
-            item.add_marker(pytest.mark.xdist_group(MEASURING))
+    measuring_group.record(item.nodeid for item in items if measures(item))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
+        measuring_group.make_folder()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log) -> object:
+    return measuring_group.MeasuringGroupScheduling(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -3,6 +3,9 @@ tests that measure run in one xdist group, one at a time, never beside each othe
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Iterator
 
 import pytest
@@ -45,7 +48,7 @@ def test_a_tests_tier_and_group_follow_from_its_fixtures_and_marks(fixtures, mar
     assert conftest.measures(item) is measuring
 
 
-def test_the_collection_hook_gives_each_test_its_tier_time_limit_and_group():
+def test_the_collection_hook_gives_each_test_its_tier_and_time_limit():
     items = [_Item(("real_bench",)), _Item(("cli",), ("measures",)), _Item(("fake_bench",)),
              _Item(("fake_bench", "wrk"))]
     conftest.pytest_collection_modifyitems(items)
@@ -53,5 +56,33 @@ def test_the_collection_hook_gives_each_test_its_tier_time_limit_and_group():
     assert tiers == [["slow"], ["fast"], ["middle"], ["middle"]]
     limits = [[m.args[0] for m in i.iter_markers("timeout")] for i in items]
     assert limits == [[conftest.TIMEOUT_S[t[0]]] for t in tiers]
-    groups = [[m.args[0] for m in i.iter_markers("xdist_group")] for i in items]
-    assert groups == [[conftest.MEASURING], [], [], [conftest.MEASURING]]
+    assert [conftest.measures(i) for i in items] == [True, False, False, True]
+
+
+PROBE = '''\
+import os
+
+def pytest_runtest_setup(item):
+    with open(os.environ["NODEID_LOG"], "a") as log:
+        log.write(os.environ["PYTEST_XDIST_WORKER"] + " " + item.nodeid + "\\n")
+    raise RuntimeError("probe: the test itself is not run")
+'''
+
+
+@pytest.mark.middle
+def test_under_xdist_the_measuring_tests_run_in_one_worker_the_rest_in_the_other(tmp_path):
+    """Two measuring tests and a free one on two workers: without the group each would be a
+    unit of its own and the first two would go to different workers."""
+    (tmp_path / "nodeid_probe.py").write_text(PROBE)
+    log = tmp_path / "nodeids"
+    measuring = ["tests/test_cgroups.py::test_without_limits_a_run_has_no_cgroup",
+                 "tests/test_servers.py::test_a_wrong_body_is_invalid_before_any_load"]
+    free = "tests/test_runs.py::test_wrong_result_is_invalid"
+    env = {**os.environ, "NODEID_LOG": str(log),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), str(conftest.REPO / "harness")])}
+    subprocess.run([sys.executable, "-m", "pytest", "-p", "nodeid_probe", "-q", "-n", "2",
+                    "-p", "no:cacheprovider", *measuring, free], cwd=conftest.REPO, env=env,
+                   capture_output=True, timeout=120)
+    worker = dict(reversed(line.split()) for line in log.read_text().splitlines())
+    assert sorted(worker) == sorted([*measuring, free]), worker
+    assert worker[measuring[0]] == worker[measuring[1]] != worker[free], worker
