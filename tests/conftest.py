@@ -78,9 +78,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     measuring_group.record(item.nodeid for item in items if measures(item))
 
 
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(config.getoption("numprocesses", None)) and not hasattr(config, "workerinput")
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
+    if _xdist_controller(config):
         measuring_group.make_folder()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _xdist_controller(config):
+        measuring_group.remove_folder()
 
 
 @pytest.hookimpl(tryfirst=True)

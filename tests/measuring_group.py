@@ -11,6 +11,7 @@ collected. LoadScope hands out the largest unit first."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -24,6 +25,13 @@ GROUP = "measuring"
 def make_folder() -> None:
     """In the controller, before the workers start: where they write their lists."""
     os.environ[FOLDER_ENV] = tempfile.mkdtemp(prefix="concbench-measuring-")
+
+
+def remove_folder() -> None:
+    """In the controller, when the session is over."""
+    folder = os.environ.pop(FOLDER_ENV, None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def record(nodeids: Iterable[str]) -> None:

@@ -1,5 +1,5 @@
 """The tests' own sorting (tests/conftest.py): a test's tier follows from its fixtures, and the
-tests that measure run in one xdist group, one at a time, never beside each other."""
+tests that measure run as one unit of xdist's work, one at a time, never beside each other."""
 
 from __future__ import annotations
 
