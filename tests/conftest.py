@@ -7,7 +7,7 @@ Tiers (markers, see pytest.ini): a test's tier is the slowest tier of the fixtur
 `slow`. Each tier has its own time limit (pytest-timeout). `./concbench test -m fast` runs the
 fast tier; `./concbench test` runs everything.
 
-Two at once with `-n 2` (pytest-xdist): the tests that measure
+Two at once (pytest-xdist, pytest.ini; `-n 0` for one process): the tests that measure
 (the slow tier, and the modules marked `measures`: timings, CPU, throttling, servers under
 load) run one after another in one worker, as one unit of work (tests/measuring_group.py),
 the longest, scheduled first; every other test runs beside them in the other worker, so no

@@ -184,7 +184,8 @@ def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 130
     assert _gone(pids), "a process of the contender survived SIGTERM to the harness"
-    assert "continue with --resume" in err.read_text()
+    # the hint may be wrapped to the terminal's width anywhere between its words
+    assert re.search(r"continue with\s+--resume\s+\S", err.read_text())
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
 
 
@@ -250,11 +251,21 @@ def test_two_runs_at_once_share_the_store_and_never_a_folder(fake_bench):
         store.close()
 
 
+def _new_results(root: Path, before: set[str]) -> list[Path]:
+    return [d for d in (root / "results").glob("*/results.json") if d.parent.name not in before]
+
+
+def _cells_written(results: list[Path]) -> int:
+    """Cells in the run's results.json (written whole by os.replace), -1 before it exists."""
+    return len(json.loads(results[0].read_text())["cells"]) if results else -1
+
+
 def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_bench):
-    """6 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment of its course
-    (as long as one whole plan took here), then resumed; every planned cell ends up in
-    results.json and the store exactly once. Most kills must land mid-plan, or the test would
-    only resume finished plans."""
+    """6 seeded tries: the run is killed (SIGINT or SIGKILL) at a random moment of its course,
+    then resumed; every planned cell ends up in results.json and the store exactly once. The
+    moment is drawn in the plan's progress (after 0, 1 or 2 of its 3 cells are written, plus a
+    random part of one cell's time), not on the clock, so that a loaded machine still kills
+    most runs mid-plan; the test fails if most kills only found finished plans."""
     import random
     import signal
     import subprocess
@@ -267,17 +278,21 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
             "--param", "sleep-ms=10", "--param", "pool-size=10", "--runs", "2"]
     started = time.monotonic()
     assert fake_bench(*plan).code == 0
-    course = time.monotonic() - started  # where the kills land, not a figure checked
+    one_cell = (time.monotonic() - started) / 3  # where the kills land, not a figure checked
     attempts, unfinished = 6, 0
     for attempt in range(attempts):
         before = {p.name for p in (fake_bench.root / "results").glob("*") if p.is_dir()}
         proc = subprocess.Popen([sys.executable, "-m", "concbench", *plan], env=fake_bench.env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.1, 0.9) * course)
+        after_cells = rng.randrange(3)
+        deadline = time.monotonic() + 120
+        while (proc.poll() is None and time.monotonic() < deadline
+               and _cells_written(_new_results(fake_bench.root, before)) < after_cells):
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.8) * one_cell)
         proc.send_signal(rng.choice([signal.SIGINT, signal.SIGKILL]))
         proc.wait(timeout=30)
-        new = [d for d in (fake_bench.root / "results").glob("*/results.json")
-               if d.parent.name not in before]
+        new = _new_results(fake_bench.root, before)
         if not new:  # killed before the run had a results file: nothing to resume
             continue
         (results,) = new
