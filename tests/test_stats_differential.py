@@ -57,6 +57,9 @@ def test_zeros_give_defined_summaries(xs):
         assert s.cv is None
 
 
+# hypothesis draws nearly equal samples on purpose; scipy (the reference) then warns of its own
+# precision loss, and the comparison below still holds to 1e-6
+@pytest.mark.filterwarnings("ignore:Precision loss occurred in moment calculation:RuntimeWarning")
 @settings(max_examples=300, deadline=None)
 @given(samples, samples)
 def test_welch_on_logs_matches_scipy(base, new):
