@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cgroup_support import needs_cgroups
-from proc_state import alive
+from proc_state import alive, all_gone
 
 from concbench.errors import UserError
 from concbench.proc import cgroups
@@ -196,10 +196,7 @@ def test_a_cgroup_left_by_a_killed_concbench_is_removed_at_the_next_start(fake_b
     assert res.code == 0, res.stderr
     assert "left by a killed concbench" in res.stderr
     assert not any(folder.exists() for folder in left)
-    deadline = time.monotonic() + 5
-    while any(alive(p) for p in hang) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(alive(p) for p in hang)
+    assert all_gone(hang)
 
 
 @needs_cgroups

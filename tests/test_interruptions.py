@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from proc_state import alive
+from proc_state import all_gone
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
 
@@ -51,13 +51,6 @@ def _start_and_wait_for_hang(fake_bench, pidfile, stderr=None):
 
 
 
-def _gone(pids, within_s=5.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while any(alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not any(alive(p) for p in pids)
-
-
 
 def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
     """Ctrl-C mid-plan: the finished cell is on disk, the running contender and its child
@@ -69,7 +62,7 @@ def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
     assert [c["contender"] for c in cells] == ["fake-good"] and cells[0]["status"] == "ok"
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=30) == 130
-    assert _gone(pids), "a process of the interrupted contender survived Ctrl-C"
+    assert all_gone(pids), "a process of the interrupted contender survived Ctrl-C"
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
 
 
@@ -83,7 +76,7 @@ def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
         proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids", stderr=sink)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 130
-    assert _gone(pids), "a process of the contender survived SIGTERM to the harness"
+    assert all_gone(pids), "a process of the contender survived SIGTERM to the harness"
     # the hint may be wrapped to the terminal's width anywhere between its words
     assert re.search(r"continue with\s+--resume\s+\S", err.read_text())
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
@@ -101,7 +94,7 @@ def test_nothing_outlives_a_harness_killed_with_sigkill(fake_bench, tmp_path):
     proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    assert _gone(pids), "the contender outlived a harness killed with SIGKILL"
+    assert all_gone(pids), "the contender outlived a harness killed with SIGKILL"
 
 
 

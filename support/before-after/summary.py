@@ -1,6 +1,13 @@
-"""Medians per side of a before/after run, the ratios and the Mann-Whitney p of each. Batch
-cells: iteration time (and, with warm-up iterations, the first, cold one), CPU and peak RSS.
-Server cells: requests/s and p99 of the measured window, and the server's peak RSS."""
+"""Two contenders of one interleaved run side by side, per workload: the medians of each
+side, the ratio of the medians, the median (and range) of the same-round ratios, and the
+Mann-Whitney p. Batch cells: iteration time (and, with warm-up iterations, the first, cold
+one), CPU, peak RSS, and at each mark its RSS and time. Server cells: requests/s, p99 and
+server CPU per request of the measured window, and the server's peak RSS.
+
+    summary.py RESULTS AFTER [BEFORE]
+
+RESULTS is a results.json or a folder of results folders; BEFORE defaults to AFTER-before
+(what `run` builds). Used by `run`, and for the named pairs of `./concbench suite defaults`."""
 
 import json
 import statistics
@@ -9,6 +16,8 @@ from pathlib import Path
 
 from scipy.stats import mannwhitneyu
 
+Figures = dict[str, list[tuple[int | None, float]]]
+
 
 def batch_figures(run: dict) -> dict[str, float]:
     its = [it["elapsed_ns"] / 1e9 for it in run["iterations"] if not it["warmup"]]
@@ -16,33 +25,81 @@ def batch_figures(run: dict) -> dict[str, float]:
              "rss_mib": run["peak_rss_bytes"] / 2**20}
     if run["iterations"][0]["warmup"]:
         found["cold_s"] = run["iterations"][0]["elapsed_ns"] / 1e9
+    for mark, at in (run.get("marks") or {}).items():
+        found[f"{mark}_rss_mib"] = at["rss_bytes"] / 2**20
+        found[f"{mark}_s"] = at["elapsed_ns"] / 1e9
     return found
 
 
 def server_figures(run: dict) -> dict[str, float]:
     load = run["load"]
-    return {"requests_per_s": load["requests_per_s"], "p99_ms": load["latency_ms"]["p99"],
-            "rss_mib": run["peak_rss_bytes"] / 2**20}
+    found = {"requests_per_s": load["requests_per_s"], "p99_ms": load["latency_ms"]["p99"],
+             "rss_mib": run["peak_rss_bytes"] / 2**20}
+    per_request = (run["server"] or {}).get("cpu_per_request") or {}
+    if per_request.get("server_us") is not None:
+        found["server_us_per_req"] = per_request["server_us"]
+    return found
 
 
-folder, name = Path(sys.argv[1]), sys.argv[2]
-sides: dict[str, dict[str, list[float]]] = {}
-for path in sorted(folder.glob("*/results.json")):
-    for cell in json.loads(path.read_text())["cells"]:
+def read_cells(path: Path) -> list[dict]:
+    files = [path] if path.is_file() else sorted(path.glob("*/results.json"))
+    return [cell for f in files for cell in json.loads(f.read_text())["cells"]]
+
+
+def figures_by_workload(cells: list[dict], contender: str) -> dict[str, Figures]:
+    """workload -> figure -> [(round, value)] of every run of the contender."""
+    found: dict[str, Figures] = {}
+    for cell in cells:
+        if cell["contender"] != contender:
+            continue
         if cell["status"] != "ok":
-            sys.exit(f"{cell['contender']}: {cell['status']} ({cell['reason']})")
-        side = sides.setdefault(cell["contender"], {})
+            sys.exit(f"{contender}: {cell['status']} ({cell['reason']})")
+        side = found.setdefault(cell["workload"], {})
         for run in cell["runs"]:
             figures = server_figures(run) if run.get("load") else batch_figures(run)
             for key, value in figures.items():
-                side.setdefault(key, []).append(value)
-before, after = sides[f"{name}-before"], sides[name]
-runs = len(next(iter(after.values())))
-print(f"{'':>16} {'before':>10} {'after':>10} {'after/before':>12} {'p (MWU)':>8}  "
-      f"(medians of {runs} interleaved runs; wall_s: iteration time)")
-for key in after:
-    if not before.get(key):
-        continue
-    b, a = statistics.median(before[key]), statistics.median(after[key])
-    p = mannwhitneyu(after[key], before[key], alternative="two-sided").pvalue
-    print(f"{key:>16} {b:10.4g} {a:10.4g} {a / b:12.3f} {p:8.3f}")
+                side.setdefault(key, []).append((run.get("round"), value))
+    return found
+
+
+def same_round_ratios(after: list[tuple[int | None, float]],
+                      before: list[tuple[int | None, float]]) -> list[float]:
+    """after ÷ before within each round both sides ran in (the host's phase cancels)."""
+    by_round = {r: v for r, v in before if r is not None}
+    return sorted(v / by_round[r] for r, v in after if r in by_round and by_round[r])
+
+
+def print_workload(workload: str, after: Figures, before: Figures) -> None:
+    runs = len(next(iter(after.values())))
+    print(f"{workload} (medians of {runs} interleaved runs; wall_s: iteration time)")
+    print(f"{'':>20} {'before':>10} {'after':>10} {'after/before':>12} "
+          f"{'same round (range)':>24} {'p (MWU)':>8}")
+    for key, pairs in after.items():
+        if not before.get(key):
+            continue
+        a, b = [v for _, v in pairs], [v for _, v in before[key]]
+        ratio = statistics.median(a) / statistics.median(b)
+        rounds = same_round_ratios(pairs, before[key])
+        in_round = (f"{statistics.median(rounds):.3f} ({rounds[0]:.2f}-{rounds[-1]:.2f})"
+                    if rounds else "-")
+        p = mannwhitneyu(a, b, alternative="two-sided").pvalue
+        print(f"{key:>20} {statistics.median(b):10.4g} {statistics.median(a):10.4g} "
+              f"{ratio:12.3f} {in_round:>24} {p:8.3f}")
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) not in (2, 3):
+        sys.exit(__doc__)
+    path, name = Path(argv[0]), argv[1]
+    other = argv[2] if len(argv) == 3 else f"{name}-before"
+    cells = read_cells(path)
+    after, before = figures_by_workload(cells, name), figures_by_workload(cells, other)
+    shared = [w for w in after if w in before]
+    if not shared:
+        sys.exit(f"no workload has both {name} and {other} in {path}")
+    for workload in shared:
+        print_workload(workload, after[workload], before[workload])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
