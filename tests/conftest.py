@@ -11,7 +11,8 @@ Two at once (pytest-xdist, pytest.ini; `-n 0` for one process): the tests that m
 (the slow tier, and the modules marked `measures`: timings, CPU, throttling, servers under
 load) run one after another in one worker, as one unit of work (tests/measuring_group.py),
 the longest, scheduled first; every other test runs beside them in the other worker, so no
-two measuring tests share the machine.
+two measuring tests share the machine. A test marked `alone` (tests/alone.py) is in that unit
+too, and runs while the other worker runs nothing.
 
 Under CONCBENCH_STRICT (CI) a skipped test is a failure: CI installs what the tests need, so a
 skip there means a test silently did not run.
@@ -32,6 +33,7 @@ from typing import Callable, Iterator
 import psutil
 import pytest
 
+import alone
 import measuring_group
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,6 +69,7 @@ def measures(item: pytest.Item) -> bool:
     tier = _tier(item)
     return tier == "slow" or tier != "fast" and (
         item.get_closest_marker("measures") is not None
+        or item.get_closest_marker("alone") is not None
         or not MEASURING_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))
 
 
@@ -95,6 +98,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log) -> object:
     return measuring_group.MeasuringGroupScheduling(config, log)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """The machine shared with the other worker's tests, or held by an `alone` test
+    (tests/alone.py); outermost, so pytest-timeout's clock starts once it is held."""
+    with alone.machine(item.get_closest_marker("alone") is not None):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -182,6 +182,7 @@ def test_each_runs_cgroup_is_gone_when_the_next_starts_and_after_an_interrupt(fa
 
 
 @needs_cgroups
+@pytest.mark.alone  # any concbench that starts removes the leftover: only this test's may
 def test_a_cgroup_left_by_a_killed_concbench_is_removed_at_the_next_start(fake_bench,
                                                                            tmp_path):
     killed = _until_the_hang_runs(fake_bench, tmp_path)

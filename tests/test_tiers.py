@@ -1,16 +1,22 @@
-"""The tests' own sorting (tests/conftest.py): a test's tier follows from its fixtures, and the
-tests that measure run as one unit of xdist's work, one at a time, never beside each other."""
+"""The tests' own sorting (tests/conftest.py): a test's tier follows from its fixtures, the
+tests that measure run as one unit of xdist's work, one at a time, never beside each other, and
+an `alone` test runs while no other test does (tests/alone.py)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
+import alone
 import conftest
+import measuring_group
 
 
 class _Item:
@@ -40,6 +46,7 @@ class _Item:
     (("verified",), (), "slow", True),
     (("tmp_path",), ("middle",), "middle", False),  # a marked tier counts when slower
     (("real_bench",), ("middle",), "slow", True),
+    (("fake_bench",), ("alone",), "middle", True),  # waits only on the other worker's short tests
 ])
 def test_a_tests_tier_and_group_follow_from_its_fixtures_and_marks(fixtures, marks, tier,
                                                                   measuring):
@@ -87,3 +94,44 @@ def test_under_xdist_the_measuring_tests_run_in_one_worker_the_rest_in_the_other
     worker = dict(reversed(line.split()) for line in log.read_text().splitlines())
     assert sorted(worker) == sorted([*measuring, free]), worker
     assert worker[measuring[0]] == worker[measuring[1]] != worker[free], worker
+
+
+HOLDER = """\
+import sys, time
+from pathlib import Path
+import alone
+here = Path(sys.argv[1])
+with alone.machine(alone=False):
+    (here / "in").touch()
+    while not (here / "go").exists():
+        time.sleep(0.01)
+    (here / "out").touch()
+"""
+
+
+@pytest.mark.middle
+def test_an_alone_test_waits_until_the_other_workers_test_has_ended(tmp_path, monkeypatch):
+    """Another worker's test (a process holding the shared lock until told to end) is running:
+    an `alone` test blocks until it has ended, and starts then."""
+    monkeypatch.setenv(measuring_group.FOLDER_ENV, str(tmp_path))
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], env=env)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "in").exists():
+        assert holder.poll() is None and time.monotonic() < deadline, "the holder never started"
+        time.sleep(0.01)
+    other_ended: list[bool] = []
+
+    def alone_test() -> None:
+        with alone.machine(alone=True):
+            other_ended.append((tmp_path / "out").exists())
+
+    waiting = threading.Thread(target=alone_test)
+    waiting.start()
+    waiting.join(1.0)  # room to start at once, which it must not
+    still_blocked = waiting.is_alive()
+    (tmp_path / "go").touch()
+    waiting.join(60)
+    assert holder.wait(60) == 0
+    assert still_blocked and other_ended == [True], other_ended
