@@ -226,9 +226,8 @@ def emit(obj):
 MODE = sys.argv[1] if len(sys.argv) > 1 else ""
 
 
-def main():
-    mode = sys.argv[1]
-    workload, p = parse(sys.argv[2:])
+def before_start(mode: str) -> None:
+    """The modes that never get to their first iteration: they fail or hang."""
     if mode == "crash":
         fail("fake contender: simulated failure", 3)
     if mode == "xss":  # markup in a reason: the HTML report must show it, not run it
@@ -242,6 +241,40 @@ def main():
             with open(pidfile, "w") as f:
                 f.write(f"{os.getpid()} {child.pid}\n")
         time.sleep(600)
+
+
+def iteration(mode: str, workload: str, p: dict, pool, index: int) -> None:
+    """One iteration: its wait (and marks), its result (right or as the mode spoils it)."""
+    start = time.perf_counter_ns()
+    wait = 0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005
+    if workload == "spawn-idle":
+        delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" \
+            else SPAWN_S if mode == "sharedtimer" else 0.001
+        time.sleep(delay)
+        if mode != "onemark" or index == 0:
+            emit({"type": "mark", "name": "all-spawned", "index": index,
+                  "elapsed_ns": time.perf_counter_ns() - start})
+        if mode == "sharedtimer":  # one timer armed at the start: the hold counts from there
+            wait = p["hold-ms"] / 1000 - delay + 0.001
+    time.sleep(wait)
+    if mode == "burn":  # 0.3 s of this process's CPU in every iteration
+        spin_until = time.process_time() + 0.3
+        while time.process_time() < spin_until:
+            pass
+    res = cheat(mode, workload, p, result(workload, p, pool))
+    if mode == "wrong" or (mode == "wrongat" and index == int(os.environ["FAKE_WRONG_AT"])):
+        key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
+        res[key] += 1
+    warmup = index < p["warmup"]
+    emit({"type": "iteration", "index": index ^ 1 if mode == "reorder" else index,
+          "warmup": not warmup if mode == "flags" else warmup, "result": res,
+          "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
+
+
+def main():
+    mode = sys.argv[1]
+    workload, p = parse(sys.argv[2:])
+    before_start(mode)
     if mode == "noisy":
         print("hello from stdout")
     fault(mode)
@@ -252,31 +285,7 @@ def main():
         ballast[i] = 1
     pool = p.get("pool-size") if workload in POOLED else None
     for index in range(p["warmup"] + p["iterations"]):
-        start = time.perf_counter_ns()
-        wait = 0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005
-        if workload == "spawn-idle":
-            delay = p["hold-ms"] / 1000 + 0.05 if mode == "latemark" \
-                else SPAWN_S if mode == "sharedtimer" else 0.001
-            time.sleep(delay)
-            if mode != "onemark" or index == 0:
-                emit({"type": "mark", "name": "all-spawned", "index": index,
-                      "elapsed_ns": time.perf_counter_ns() - start})
-            if mode == "sharedtimer":  # one timer armed at the start: the hold counts from there
-                wait = p["hold-ms"] / 1000 - delay + 0.001
-        time.sleep(wait)
-        if mode == "burn":  # 0.3 s of this process's CPU in every iteration
-            spin_until = time.process_time() + 0.3
-            while time.process_time() < spin_until:
-                pass
-        res = cheat(mode, workload, p, result(workload, p, pool))
-        if mode == "wrong" or (mode == "wrongat" and index == int(os.environ["FAKE_WRONG_AT"])):
-            key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
-            res[key] += 1
-        warmup = index < p["warmup"]
-        emit({"type": "iteration", "index": index ^ 1 if mode == "reorder" else index,
-              "warmup": not warmup if mode == "flags"
-              else warmup, "result": res,
-              "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
+        iteration(mode, workload, p, pool, index)
         if mode == "crashmid":
             fail("fake contender: crashed after its first iteration", 3)
     if mode == "daemon":
