@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
-from pathlib import Path
 from typing import Iterator
 
 import measuring_group
@@ -22,12 +20,11 @@ import measuring_group
 @contextlib.contextmanager
 def machine(alone: bool) -> Iterator[None]:
     """Held for one test: shared, or exclusive for an `alone` test."""
-    folder = os.environ.get(measuring_group.FOLDER_ENV)
-    if not folder or not os.environ.get("PYTEST_XDIST_WORKER"):
+    folder = measuring_group.worker_folder()
+    if folder is None:
         yield
         return
-    with open(Path(folder) / "turnstile.lock", "a") as gate, \
-            open(Path(folder) / "machine.lock", "a") as held:
+    with open(folder / "turnstile.lock", "a") as gate, open(folder / "machine.lock", "a") as held:
         fcntl.flock(gate, fcntl.LOCK_EX)
         try:
             fcntl.flock(held, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)

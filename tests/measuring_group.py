@@ -34,14 +34,21 @@ def remove_folder() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def worker_folder() -> Path | None:
+    """In a worker: the session's folder (None outside xdist)."""
+    folder = os.environ.get(FOLDER_ENV)
+    return Path(folder) if folder and os.environ.get("PYTEST_XDIST_WORKER") else None
+
+
 def record(nodeids: Iterable[str]) -> None:
     """In a worker, after collection: the ids of its measuring tests (nothing outside xdist)."""
-    folder, worker = os.environ.get(FOLDER_ENV), os.environ.get("PYTEST_XDIST_WORKER")
-    if not folder or not worker:
+    folder = worker_folder()
+    if folder is None:
         return
-    partial = Path(folder) / f".{worker}"
+    worker = os.environ["PYTEST_XDIST_WORKER"]
+    partial = folder / f".{worker}"
     partial.write_text("\n".join(nodeids))
-    partial.rename(Path(folder) / worker)
+    partial.rename(folder / worker)
 
 
 class MeasuringGroupScheduling(LoadScopeScheduling):

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from cgroup_support import needs_cgroups
+from hang_plan import start_until_hang
 from proc_state import alive, all_gone
 
 from concbench.errors import UserError
@@ -150,27 +149,17 @@ def test_the_cgroup_is_gone_after_a_timeout_and_a_crash(fake_bench, tmp_path):
         assert not alive(pid)
 
 
-def _until_the_hang_runs(bench, tmp_path: Path) -> subprocess.Popen:
+def _until_the_hang_runs(bench, tmp_path: Path) -> tuple[subprocess.Popen, list[int]]:
     """concbench running two fake-good runs, then fake-hang (started when this returns), each
-    under a quota."""
-    bench.env["FAKE_PIDFILE"] = str(tmp_path / "hang.pids")
-    proc = subprocess.Popen([sys.executable, "-m", "concbench", "run", "sleep-tasks",
-                             "--contender", "fake-good", "--contender", "fake-hang", *SLEEPS,
-                             "--runs", "2", "--timeout", "60", "--cpus", "0.5"],
-                            env=bench.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "hang.pids").exists() or not _ours(proc.pid):
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            pytest.fail("concbench never reached the fake-hang run")
-        time.sleep(0.1)
-    return proc
+    under a quota; fake-hang's pids."""
+    return start_until_hang(bench, tmp_path / "hang.pids", "--runs", "2", "--cpus", "0.5",
+                            ready=lambda proc: bool(_ours(proc.pid)))
 
 
 @needs_cgroups
 def test_each_runs_cgroup_is_gone_when_the_next_starts_and_after_an_interrupt(fake_bench,
                                                                                tmp_path):
-    proc = _until_the_hang_runs(fake_bench, tmp_path)
+    proc, hang = _until_the_hang_runs(fake_bench, tmp_path)
     try:
         hierarchies = len(cgroups.machine_layout().hierarchies)
         assert len(_ours(proc.pid)) == hierarchies  # fake-hang's alone: fake-good's are gone
@@ -178,19 +167,18 @@ def test_each_runs_cgroup_is_gone_when_the_next_starts_and_after_an_interrupt(fa
         proc.send_signal(signal.SIGTERM)  # as Ctrl-C: the run is stopped, its cgroup removed
         assert proc.wait(timeout=30) == 130
     assert not _ours(proc.pid)
-    assert not any(alive(int(p)) for p in (tmp_path / "hang.pids").read_text().split())
+    assert not any(alive(p) for p in hang)
 
 
 @needs_cgroups
 @pytest.mark.alone  # any concbench that starts removes the leftover: only this test's may
 def test_a_cgroup_left_by_a_killed_concbench_is_removed_at_the_next_start(fake_bench,
                                                                            tmp_path):
-    killed = _until_the_hang_runs(fake_bench, tmp_path)
+    killed, hang = _until_the_hang_runs(fake_bench, tmp_path)
     killed.send_signal(signal.SIGKILL)
     killed.wait()
     left = _ours(killed.pid)
     assert left  # nothing removed them: the harness had no chance
-    hang = [int(p) for p in (tmp_path / "hang.pids").read_text().split()]
     # (the native sampler, whose parent died, kills the run's process group itself; what the
     # group does not hold would still be in the cgroup and is killed at the next start)
     res = fake_bench("run", "sleep-tasks", "--contender", "fake-good", *SLEEPS, "--runs", "1")

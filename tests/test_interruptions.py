@@ -5,18 +5,25 @@ with each cell measured exactly once."""
 from __future__ import annotations
 
 import json
+import random
 import re
+import shutil
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from hang_plan import start_until_hang
 from proc_state import all_gone
+
+from concbench.resultset.store import Store
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
 
 
 def test_resume_keeps_finished_cells_and_runs_the_rest(fake_bench):
-    import json
 
     fake_bench("run", "sleep-tasks", "--contender", "fake-good", "--contender",
                "fake-wrong", *SMALL, "--runs", "1")
@@ -31,33 +38,10 @@ def test_resume_keeps_finished_cells_and_runs_the_rest(fake_bench):
     assert resumed["cells"][0] == first  # not measured again
 
 
-
-def _start_and_wait_for_hang(fake_bench, pidfile, stderr=None):
-    """A plan whose first cell finishes and whose second hangs; returns once it hangs."""
-    import subprocess
-    import sys
-
-    fake_bench.env["FAKE_PIDFILE"] = str(pidfile)
-    proc = subprocess.Popen([sys.executable, "-m", "concbench", "run", "sleep-tasks",
-                             "--contender", "fake-good", "--contender", "fake-hang", *SMALL,
-                             "--runs", "1", "--timeout", "60"], env=fake_bench.env,
-                            stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not (pidfile.exists() and len(pidfile.read_text().split()) == 2):
-        assert time.monotonic() < deadline, "the hang contender never started"
-        assert proc.poll() is None, "concbench ended before the hang contender started"
-        time.sleep(0.05)
-    return proc, [int(p) for p in pidfile.read_text().split()]
-
-
-
-
 def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
     """Ctrl-C mid-plan: the finished cell is on disk, the running contender and its child
     (which ignores SIGTERM) are gone."""
-    import signal
-
-    proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids")
+    proc, pids = start_until_hang(fake_bench, tmp_path / "pids", "--runs", "1")
     cells = fake_bench.last()["cells"]  # written before the second cell started
     assert [c["contender"] for c in cells] == ["fake-good"] and cells[0]["status"] == "ok"
     proc.send_signal(signal.SIGINT)
@@ -66,14 +50,11 @@ def test_results_json_is_rewritten_after_every_cell(fake_bench, tmp_path):
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
 
 
-
 def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
     """kill (SIGTERM) takes Ctrl-C's path: finished cells kept, a --resume hint, nothing left."""
-    import signal
-
     err = tmp_path / "stderr"
     with err.open("wb") as sink:
-        proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids", stderr=sink)
+        proc, pids = start_until_hang(fake_bench, tmp_path / "pids", "--runs", "1", stderr=sink)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 130
     assert all_gone(pids), "a process of the contender survived SIGTERM to the harness"
@@ -82,31 +63,32 @@ def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
     assert [c["contender"] for c in fake_bench.last()["cells"]] == ["fake-good"]
 
 
-
 def test_nothing_outlives_a_harness_killed_with_sigkill(fake_bench, tmp_path):
     """SIGKILL gives the harness no chance to clean up: the sampler, as the contender's
     guardian (PR_SET_PDEATHSIG), kills its process group and tree."""
-    import shutil
-    import signal
-
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler: the native sampler (the guardian) cannot be built")
-    proc, pids = _start_and_wait_for_hang(fake_bench, tmp_path / "pids")
+    proc, pids = start_until_hang(fake_bench, tmp_path / "pids", "--runs", "1")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert all_gone(pids), "the contender outlived a harness killed with SIGKILL"
 
+
+def _runs_in_store(bench, run_id: str) -> int:
+    store = Store(bench.env["CONCBENCH_STORE"])
+    try:
+        return store.count_runs(run_id)
+    finally:
+        store.close()
 
 
 def _new_results(root: Path, before: set[str]) -> list[Path]:
     return [d for d in (root / "results").glob("*/results.json") if d.parent.name not in before]
 
 
-
 def _cells_written(results: list[Path]) -> int:
     """Cells in the run's results.json (written whole by os.replace), -1 before it exists."""
     return len(json.loads(results[0].read_text())["cells"]) if results else -1
-
 
 
 def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_bench):
@@ -115,12 +97,7 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
     moment is drawn in the plan's progress (after 0, 1 or 2 of its 3 cells are written, plus a
     random part of one cell's time), not on the clock, so that a loaded machine still kills
     most runs mid-plan; the test fails if most kills only found finished plans."""
-    import random
-    import signal
-    import subprocess
-    import sys
 
-    from concbench.resultset.store import Store
 
     rng = random.Random(20261122)
     plan = ["run", "sleep-tasks", "--contender", "fake-good", "--scan", "tasks=100,200,300",
@@ -154,13 +131,8 @@ def test_killed_at_random_moments_a_resume_completes_the_plan_exactly_once(fake_
         assert all(len(c["runs"]) == 2 for c in doc["cells"]), attempt
         for cell in doc["cells"]:  # a cell finished before the kill is not measured again
             assert kept.get(cell["params"]["tasks"], cell) == cell, attempt
-        store = Store(fake_bench.env["CONCBENCH_STORE"])
-        try:
-            assert store.count_runs(doc["run_id"]) == 6, attempt
-        finally:
-            store.close()
+        assert _runs_in_store(fake_bench, doc["run_id"]) == 6, attempt
     assert unfinished >= attempts // 2, f"only {unfinished} of {attempts} kills left work"
-
 
 
 def _recorded_runs(path: Path) -> dict[str, list[dict]]:
@@ -171,15 +143,10 @@ def _recorded_runs(path: Path) -> dict[str, list[dict]]:
     return {c["contender"]: c["runs"] for c in doc["cells"]}
 
 
-
 def test_an_interleaved_plan_killed_mid_round_keeps_each_run_and_resumes(fake_bench):
     """results.json is rewritten after every run of an interleaved plan, so a kill keeps every
     run done; --resume goes on from those runs (not measured again) to the planned count."""
-    import signal
-    import subprocess
-    import sys
 
-    from concbench.resultset.store import Store
 
     plan = ["run", "sleep-tasks", "--contender", "fake-good", "--contender", "fake-wrong",
             "--param", "tasks=10", "--param", "sleep-ms=300", "--param", "pool-size=10",
@@ -210,12 +177,7 @@ def test_an_interleaved_plan_killed_mid_round_keeps_each_run_and_resumes(fake_be
     assert (final["fake-good"]["status"], final["fake-wrong"]["status"]) == ("ok", "invalid")
     for name, runs in kept.items():  # the runs before the kill, kept as they were
         assert final[name]["runs"][:len(runs)] == runs, name
-    store = Store(fake_bench.env["CONCBENCH_STORE"])
-    try:
-        assert store.count_runs(doc["run_id"]) == 8
-    finally:
-        store.close()
-
+    assert _runs_in_store(fake_bench, doc["run_id"]) == 8
 
 
 def test_resume_retries_an_unavailable_cell_once_its_tool_is_there(fake_bench, tmp_path):

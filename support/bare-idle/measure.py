@@ -27,8 +27,10 @@ import time
 
 from build_programs import build
 from one_run import Run, run_once
-from runtimes import BUILD, ROOT, Runtime, find_jdk, runtimes
+from runtimes import BUILD, ROOT, Runtime, runtimes
 from table import mb, table
+
+from concbench.toolchains import find_jdk  # the JDK the harness picks (runtimes set the path)
 
 RETRIES = 2
 TIMING_PROBLEMS = ("spawned after", "not idle before")

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import glob
-import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +10,7 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BUILD = HERE / "build"  # ignored by the repository's .gitignore (build/)
-sys.path.insert(0, str(ROOT / "harness"))
+sys.path.insert(0, str(ROOT / "harness"))  # the harness's own modules (stdlib only) for the others
 
 PY = ROOT / "contenders" / "python" / ".venv" / "bin" / "python"
 JVM_LOG_FLAGS = ["-Xlog:disable", "-Xlog:all=warning:stderr:uptime,level,tags"]
@@ -29,28 +26,6 @@ class Runtime:
     lazy_start: bool = False
     """Tasks arm their timers only when first run, after the mark (asyncio): the first task
     can end no sooner than hold after the mark rather than hold after the process start."""
-
-
-def find_jdk(minimum: int = 25) -> Path | None:
-    """The JDK the harness picks for jdk>=25 (concbench.toolchains.find_jdk)."""
-    try:
-        from concbench.toolchains import find_jdk as harness_find_jdk
-        return harness_find_jdk(minimum)
-    except Exception:  # the harness's module needs its venv's packages: do the same here
-        best = None
-        for cand in [os.environ.get("CONCBENCH_JAVA_HOME"), os.environ.get("JAVA_HOME"),
-                     *sorted(glob.glob("/usr/lib/jvm/*")), *sorted(glob.glob("/opt/*jdk*"))]:
-            if not cand:
-                continue
-            home = Path(cand).resolve()
-            try:
-                m = re.search(r'JAVA_VERSION="(\d+)', (home / "release").read_text())
-            except OSError:
-                continue
-            if m and int(m.group(1)) >= minimum and (home / "bin/javac").exists():
-                if best is None or int(m.group(1)) > best[0]:
-                    best = (int(m.group(1)), home)
-        return best[1] if best else None
 
 
 def erlang_procs(n: int) -> int:

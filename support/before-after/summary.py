@@ -1,4 +1,4 @@
-"""Two contenders of one interleaved run side by side, per workload: the medians of each
+"""Two contenders of one interleaved run side by side, per workload and parameter set: the medians of each
 side, the ratio of the medians, the median (and range) of the same-round ratios, and the
 Mann-Whitney p. Batch cells: iteration time (and, with warm-up iterations, the first, cold
 one), CPU, peak RSS, and at each mark its RSS and time. Server cells: requests/s, p99 and
@@ -17,6 +17,8 @@ from pathlib import Path
 from scipy.stats import mannwhitneyu
 
 Figures = dict[str, list[tuple[int | None, float]]]
+CellKey = tuple[str, str]
+"""(workload, its parameters as text): the cells whose runs are compared with each other."""
 
 
 def batch_figures(run: dict) -> dict[str, float]:
@@ -46,15 +48,21 @@ def read_cells(path: Path) -> list[dict]:
     return [cell for f in files for cell in json.loads(f.read_text())["cells"]]
 
 
-def figures_by_workload(cells: list[dict], contender: str) -> dict[str, Figures]:
-    """workload -> figure -> [(round, value)] of every run of the contender."""
-    found: dict[str, Figures] = {}
+def _key(cell: dict) -> CellKey:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(cell["params"].items()))
+    return cell["workload"], params
+
+
+def figures_by_cell(cells: list[dict], contender: str) -> dict[CellKey, Figures]:
+    """(workload, parameters) -> figure -> [(round, value)] of every run of the contender:
+    runs of one workload at other parameters are never pooled, nor paired by round."""
+    found: dict[CellKey, Figures] = {}
     for cell in cells:
         if cell["contender"] != contender:
             continue
         if cell["status"] != "ok":
             sys.exit(f"{contender}: {cell['status']} ({cell['reason']})")
-        side = found.setdefault(cell["workload"], {})
+        side = found.setdefault(_key(cell), {})
         for run in cell["runs"]:
             figures = server_figures(run) if run.get("load") else batch_figures(run)
             for key, value in figures.items():
@@ -69,9 +77,9 @@ def same_round_ratios(after: list[tuple[int | None, float]],
     return sorted(v / by_round[r] for r, v in after if r in by_round and by_round[r])
 
 
-def print_workload(workload: str, after: Figures, before: Figures) -> None:
+def print_cell(key: CellKey, after: Figures, before: Figures) -> None:
     runs = len(next(iter(after.values())))
-    print(f"{workload} (medians of {runs} interleaved runs; wall_s: iteration time)")
+    print(f"{key[0]} (medians of {runs} interleaved runs; wall_s: iteration time)\n  {key[1]}")
     print(f"{'':>20} {'before':>10} {'after':>10} {'after/before':>12} "
           f"{'same round (range)':>24} {'p (MWU)':>8}")
     for key, pairs in after.items():
@@ -93,12 +101,12 @@ def main(argv: list[str]) -> None:
     path, name = Path(argv[0]), argv[1]
     other = argv[2] if len(argv) == 3 else f"{name}-before"
     cells = read_cells(path)
-    after, before = figures_by_workload(cells, name), figures_by_workload(cells, other)
-    shared = [w for w in after if w in before]
+    after, before = figures_by_cell(cells, name), figures_by_cell(cells, other)
+    shared = [k for k in after if k in before]
     if not shared:
-        sys.exit(f"no workload has both {name} and {other} in {path}")
-    for workload in shared:
-        print_workload(workload, after[workload], before[workload])
+        sys.exit(f"no workload and parameter set has both {name} and {other} in {path}")
+    for key in shared:
+        print_cell(key, after[key], before[key])
 
 
 if __name__ == "__main__":
