@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io as text_io
 import json
 import os
 from pathlib import Path
@@ -10,6 +12,8 @@ import pytest
 
 from concbench.export import FORMATS
 from concbench.resultset import io
+from concbench.export import csv_format
+from conditional_columns_doc import conditional_document
 from sample_doc import check_golden, sample_document
 
 
@@ -17,6 +21,27 @@ from sample_doc import check_golden, sample_document
 def test_export_matches_golden_file(fmt):
     filename, serialize = FORMATS[fmt]
     check_golden(f"sample.{filename}", serialize(sample_document(servers=True)))
+
+
+def test_every_conditional_column_group_matches_its_golden_file():
+    """Limits and throttling, server_stack, system calls per request, CPU per request, the
+    open-loop and capacity figures: a column of them dropped, renamed, moved or fed from
+    another figure changes the file (tests/conditional_columns_doc.py)."""
+    check_golden("conditional.results.csv", FORMATS["csv"][1](conditional_document()))
+
+
+def test_the_conditional_document_fills_every_conditional_column():
+    """So the golden file above holds a value for each of them, not an empty string that a
+    column fed from a missing figure would also give."""
+    header, *rows = csv.reader(text_io.StringIO(FORMATS["csv"][1](conditional_document())
+                                                .decode()))
+    groups = (*csv_format.LIMIT_COLUMNS, *csv_format.STACK_COLUMNS,
+              *csv_format.SYSCALL_COLUMNS)
+    assert tuple(header) == (*csv_format.COLUMNS, *groups)
+    filled = ("server_cpu_us_per_request", "generator_cpu_us_per_request", "offered_per_s",
+              "achieved_ratio", "saturated", "capacity_per_s", *groups)
+    empty = [name for name in filled if not any(row[header.index(name)] for row in rows)]
+    assert empty == []
 
 
 def test_failed_cells_show_status_not_numbers():
