@@ -28,6 +28,9 @@ CASES = [
     (["run", "fanout", "--param", "requests=10", "--param", "requests=20"], "given twice",
      "requests"),
     (["run", "fanout", "--resume", "../../etc"], "is not a run id", "results"),
+    (["history", "--since", "notadate"], "--since 'notadate' is not a date", "YYYY-MM-DD"),
+    (["history", "--since", "2026-13-01"], "--since '2026-13-01' is not a date", "YYYY-MM-DD"),
+    (["history", "--since", "20260101"], "--since '20260101' is not a date", "YYYY-MM-DD"),
 ]
 
 

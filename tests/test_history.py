@@ -3,6 +3,7 @@ started here with initdb / pg_ctl (skipped where those binaries are missing)."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import shutil
@@ -118,6 +119,23 @@ def test_history_command_on_sqlite(fake_bench):
     assert res.code == 0 and fake_bench.last()["run_id"] in res.stdout
     res = fake_bench("history", "--workload", "channel")
     assert res.code == 0 and "no stored runs match" in res.stdout
+
+
+@pytest.mark.parametrize("since,listed", [
+    ("2026-01-01", True), ("2026-01-02", False),
+    ("2026-01-01T10:00", True), ("2026-01-01T10:00:01", False),  # UTC without an offset
+    ("2026-01-01T11:30+02:00", True), ("2026-01-01T10:30Z", False),  # 09:30 and 10:30 UTC
+    ("2026-01-01 09:59:59", True)])
+def test_since_takes_a_date_or_a_time_and_compares_it_in_utc(cli, since, listed):
+    """A result set created 2026-01-01 10:00 UTC, listed or not by each accepted form."""
+    doc = dataclasses.replace(sample_document(), created_at="2026-01-01T10:00:00+00:00")
+    store = Store(cli.env["CONCBENCH_STORE"])
+    store.begin(doc)
+    store.add_cell(doc.run_id, doc.cells[0])
+    store.close()
+    res = cli("history", "--since", since)
+    assert res.code == 0, res.stderr
+    assert (doc.run_id in res.stdout) == listed, res.stdout
 
 
 def test_unreachable_postgres_is_a_user_error(cli):

@@ -330,15 +330,17 @@ def compare(results: tuple[str, ...], baseline: str | None, save_as: str | None,
 @click.option("--workload", help="only result sets with runs of this workload")
 @click.option("--contender", help="only result sets with runs of this contender")
 @click.option("--status", help="only runs with this status (ok, crash, timeout, invalid …)")
-@click.option("--since", metavar="DATE", help="only result sets created at or after (ISO date)")
+@click.option("--since", metavar="DATE", help="only result sets created at or after: YYYY-MM-DD, "
+              "or YYYY-MM-DDTHH:MM[:SS] (UTC unless an offset such as +02:00 follows)")
 @click.option("--limit", type=click.IntRange(1, 100000), default=50, show_default=True)
 def history(workload: str | None, contender: str | None, status: str | None,
             since: str | None, limit: int) -> None:
     """Past result sets from the store (--store / CONCBENCH_STORE), newest first."""
     from concbench import history as history_mod
     from concbench.resultset.store import HistoryFilter
+    bound = None if since is None else history_mod.since_bound(since)
     history_mod.show(ui.out, paths.store_location(),
-                     HistoryFilter(workload, contender, status, since, limit))
+                     HistoryFilter(workload, contender, status, bound, limit))
 
 
 def _interrupt_on(*signums: int) -> None:

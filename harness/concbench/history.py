@@ -2,15 +2,39 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from concbench.errors import UserError
 from concbench.resultset.store import HistoryFilter, Store
+
+SINCE_FORMS = "YYYY-MM-DD, or YYYY-MM-DDTHH:MM[:SS] (UTC unless an offset such as +02:00 follows)"
+"""What --since accepts: the forms results' created_at sorts against as text."""
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?")
 
 HEADERS = ("run id", "created", "revision", "plan", "runs", "ok", "failed", "workloads",
            "contenders")
+
+
+def since_bound(text: str) -> str:
+    """--since as the store compares it (created_at is UTC ISO text, compared as text): a
+    date as given, a time turned into UTC; anything else is bad input, not a filter that
+    silently matches nothing."""
+    try:
+        if _DATE.fullmatch(text):
+            return datetime.date.fromisoformat(text).isoformat()
+        if _DATE_TIME.fullmatch(text):
+            at = datetime.datetime.fromisoformat(text)
+            at = at.replace(tzinfo=datetime.timezone.utc) if at.tzinfo is None else at
+            return at.astimezone(datetime.timezone.utc).isoformat(timespec="seconds")
+    except ValueError:
+        pass
+    raise UserError(f"--since {text!r} is not a date: give {SINCE_FORMS}")
 
 
 def rows(store: Store, f: HistoryFilter) -> list[tuple[str, ...]]:
