@@ -1,5 +1,6 @@
-"""Each iteration's CPU, read by the harness from /proc as the iteration's line arrives, and
-the per-unit CPU and context-switch figures built from it."""
+"""Each iteration's CPU, read by the harness from /proc as the iteration's line arrives (the
+cross-check of the contender's own reading), and the per-unit CPU and context-switch
+figures."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 
 pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
 
-RING = ["ring", "--param", "rings=1", "--param", "size=2", "--param", "passes=1000"]
+RING = ["ring", "--param", "rings=1", "--param", "size=2", "--param", "passes=1000",
+        "--param", "sample-every=0"]
 
 
 def test_each_iteration_carries_the_cpu_it_spent(fake_bench):

@@ -130,3 +130,12 @@ def document_warnings(doc: ResultsDocument) -> list[tuple[str, str]]:
     check = doc.machine.get("system_check") or {}
     return [("machine", w) for w in check.get("warnings", ())] + \
         [(f"{c.workload} / {c.contender}", w) for c in doc.cells for w in c.warnings]
+
+
+def cpu_clocks_disagree(iterations: int, total: int, index: int, own_ms: float,
+                        harness_ms: float) -> str:
+    return (f"the contender's own CPU clock saw more than the harness's /proc reading in "
+            f"{iterations} of {total} iterations (iteration {index}: {own_ms:.1f} ms over the "
+            f"timer, {harness_ms:.1f} ms line to line, which spans more): the contender may read "
+            "another clock than its process's CPU time; check its cpu_ns against "
+            "docs/contract.md")

@@ -13,7 +13,10 @@ skippass (ring: the token moves two places per pass), closedform (skynet: the cl
 sum, no tree), sharedsleep (fanout: one sleep serves the three sub-fetches), sharedtimer
 (sleep-tasks and spawn-idle: every task waits on one timer armed when the iteration starts, so
 tasks started later sleep less), foldcpu (sleep-tasks: the CPU loop's closed form, as a
-compiler folding Σ i % 2 reports it). burn spends 0.3 s of CPU in every iteration.
+compiler folding Σ i % 2 reports it), seqring (ring: a counting loop, no task alive),
+seqtree (skynet: a plain recursion, no task spawned), cpuover (a cpu_ns no process could
+spend: more than its wall time on every CPU), nocpu (no cpu_ns at all). burn spends 0.3 s of
+CPU in every iteration, burnafter 0.3 s after its clock stops (before its line).
 allocate touches 256 MiB before its first iteration (past a smaller --memory limit, the
 kernel's OOM killer ends it: tests/test_cgroups.py).
 
@@ -29,6 +32,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 PARAMS = {
@@ -114,8 +118,12 @@ def result(workload, p, pool):
         return ring(p, step=2 if MODE == "skippass" else 1)
     if workload == "skynet":
         if MODE == "closedform":
-            return {"sum": p["size"] * (p["size"] - 1) // 2, "tasks": 1}
-        return dict(zip(("sum", "tasks"), skynet(0, p["size"], p["branch"])))
+            return {"sum": p["size"] * (p["size"] - 1) // 2, "tasks": 1, "tasks_alive": 1}
+        before = threading.active_count()
+        found = dict(zip(("sum", "tasks"), skynet(0, p["size"], p["branch"])))
+        # a plain recursion spawns nothing: its runtime counts no task above those before
+        alive = threading.active_count() - before if MODE == "seqtree" else depth(p) + 1
+        return {**found, "tasks_alive": alive}
     w, e = p["workers"], p["events"]
     spread = {"min_events": e, "max_events": e}
     if p["etype"] == "int":
@@ -124,9 +132,20 @@ def result(workload, p, pool):
     return {"events": w * e, "bytes": w * e * p["esize"], "same_as_prev": same, **spread}
 
 
+def depth(p):
+    """Levels of skynet's tree below the root."""
+    d, n = 0, 1
+    while n < p["size"]:
+        n, d = n * p["branch"], d + 1
+    return d
+
+
 def ring(p, step=1):
     """The token really goes round (as a counter in one thread): each holder counts what it
-    received; `step` 2 is the cheat that hands the token two places on per pass."""
+    received; `step` 2 is the cheat that hands the token two places on per pass. The good
+    fake claims every task alive at the barrier; seqring reports what its runtime saw: the
+    counting loop started no thread."""
+    before = threading.active_count()
     got, holders = [0] * p["size"], []
     for _ in range(p["rings"]):
         at, count = 0, p["passes"]
@@ -135,9 +154,13 @@ def ring(p, step=1):
             count -= step
             got[at] += 1
         holders.append(at + 1)
-    return {"rings": p["rings"], "passes": sum(got), "holder_min": min(holders),
-            "holder_max": max(holders), "handoff_p50_ns": 100, "handoff_p99_ns": 200,
-            "handoff_samples": p["passes"] // p["sample-every"]}
+    alive = threading.active_count() - before if MODE == "seqring" else p["rings"] * p["size"]
+    res = {"rings": p["rings"], "passes": sum(got), "holder_min": min(holders),
+           "holder_max": max(holders), "tasks_alive": alive, "clock_read_ns": 50,
+           "handoff_samples": p["passes"] // p["sample-every"] if p["sample-every"] else 0}
+    if res["handoff_samples"]:
+        res |= {"handoff_p50_ns": 100, "handoff_p99_ns": 200}
+    return res
 
 
 def skynet(num, size, branch):
@@ -243,8 +266,25 @@ def before_start(mode: str) -> None:
         time.sleep(600)
 
 
+def spin(seconds: float) -> None:
+    """Spend this much of the process's CPU."""
+    spin_until = time.process_time() + seconds
+    while time.process_time() < spin_until:
+        pass
+
+
+def own_cpu(mode: str, cpu_start: int, elapsed_ns: int) -> dict:
+    """The iteration line's cpu_ns / cpu_tick_ns (CLOCK_PROCESS_CPUTIME_ID, 1 ns); cpuover
+    reports a clock that is not the process's: three times the wall time on every CPU."""
+    cpu = time.process_time_ns() - cpu_start
+    if mode == "cpuover":
+        cpu = 3 * elapsed_ns * len(os.sched_getaffinity(0))
+    return {"cpu_ns": cpu, "cpu_tick_ns": 1}
+
+
 def iteration(mode: str, workload: str, p: dict, pool, index: int) -> None:
     """One iteration: its wait (and marks), its result (right or as the mode spoils it)."""
+    cpu_start = time.process_time_ns()
     start = time.perf_counter_ns()
     wait = 0.001 if mode == "skipwait" else lower_bound(workload, p, pool) + 0.005
     if workload == "spawn-idle":
@@ -256,19 +296,21 @@ def iteration(mode: str, workload: str, p: dict, pool, index: int) -> None:
                   "elapsed_ns": time.perf_counter_ns() - start})
         if mode == "sharedtimer":  # one timer armed at the start: the hold counts from there
             wait = p["hold-ms"] / 1000 - delay + 0.001
-    time.sleep(wait)
+    time.sleep(0.25 if mode == "burnafter" else wait)  # its timer long enough for 10 ms ticks
     if mode == "burn":  # 0.3 s of this process's CPU in every iteration
-        spin_until = time.process_time() + 0.3
-        while time.process_time() < spin_until:
-            pass
+        spin(0.3)
     res = cheat(mode, workload, p, result(workload, p, pool))
+    elapsed_ns = time.perf_counter_ns() - start
+    cpu = own_cpu(mode, cpu_start, elapsed_ns) if mode != "nocpu" else {}
+    if mode == "burnafter":  # 0.3 s of CPU after the clock stopped, before the line
+        spin(0.3)
     if mode == "wrong" or (mode == "wrongat" and index == int(os.environ["FAKE_WRONG_AT"])):
         key = "value_sum" if "value_sum" in res else list(res)[1] if len(res) > 1 else "tasks"
         res[key] += 1
     warmup = index < p["warmup"]
     emit({"type": "iteration", "index": index ^ 1 if mode == "reorder" else index,
           "warmup": not warmup if mode == "flags" else warmup, "result": res,
-          "elapsed_ns": 0 if mode == "zerotime" else time.perf_counter_ns() - start})
+          "elapsed_ns": 0 if mode == "zerotime" else elapsed_ns, **cpu})
 
 
 def main():

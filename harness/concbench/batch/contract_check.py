@@ -44,9 +44,24 @@ def parse_iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], l
             continue
         if elapsed <= 0:
             problems.append(f"iteration {index}: elapsed_ns {elapsed} is not positive")
+        own, tick, bad = _own_cpu(m)
+        problems += [f"iteration {index}: {b}" for b in bad]
         found.append(Iteration(index=index, warmup=warmup, elapsed_ns=elapsed, result=result,
-                               cpu_s=round(cpu, 3) if cpu is not None else None))
+                               cpu_s=round(cpu, 3) if cpu is not None else None,
+                               cpu_ns=own, cpu_tick_ns=tick))
     return found, problems
+
+
+def _own_cpu(m: dict[str, Any]) -> tuple[int | None, int | None, list[str]]:
+    """The contender's own CPU reading of the iteration (cpu_ns ≥ 0 with cpu_tick_ns > 0, or
+    neither): a half or mistyped pair is a problem, not a figure."""
+    own, tick = m.get("cpu_ns"), m.get("cpu_tick_ns")
+    if own is None and tick is None:
+        return None, None, []
+    if _is_int(own) and _is_int(tick) and own >= 0 and tick > 0:
+        return own, tick, []
+    return None, None, [f"cpu_ns={own!r} with cpu_tick_ns={tick!r}: expected integers, "
+                        "cpu_ns ≥ 0 and cpu_tick_ns > 0 (docs/contract.md)"]
 
 
 def sequence_problems(iterations: list[Iteration], warmup: int, measured: int) -> list[str]:

@@ -9,6 +9,7 @@ from typing import Any
 from concbench import warnings
 from concbench.batch.contract_check import (lower_bound_problems, mark_problems, parse_iterations,
                                             sequence_problems)
+from concbench.batch import own_cpu
 from concbench.batch.executor import ProcessOutcome, execute
 from concbench.manifest import Contender
 from concbench.proc.cgroups import Limits
@@ -74,6 +75,7 @@ def classify(req: RunRequest, out: ProcessOutcome,
                                      req.contender.thread_budget(req.spec.name, req.params),
                                      iterations)
     problems += mark_problems(req.spec, req.params, out.messages, iterations)
+    problems += own_cpu.problems(req.spec, iterations, own_cpu.usable_cpus())
     if problems:
         return "invalid", "; ".join(problems[:5]) + (" …" if len(problems) > 5 else "")
     return "ok", None
@@ -131,6 +133,7 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         sampler_kind=out.sampler_kind,
         warnings=((warnings.escaped_processes(out.escaped),) if out.escaped else ())
         + tuple(profiling.notes)
+        + tuple(w for w in (own_cpu.disagreement(iterations),) if w)
         + tuple(w for w in (oom_warning(out.cgroup),) if w and status == "ok"),
         profiles=profiles,
         cgroup=out.cgroup.to_dict() if out.cgroup else None,

@@ -23,6 +23,12 @@ class Iteration:
     first: from the spawn) to this one's, read by the harness from /proc as each line arrived
     (10 ms ticks): the iteration's own CPU plus the moments between iterations. None when not
     read (older results, a tree already gone)."""
+    cpu_ns: int | None = None
+    """The process's CPU time (user + system, every thread) between the contender's own timer
+    start and stop, read by the contender with its runtime's process CPU clock (ns); None when
+    it reports none (docs/contract.md, "Output")."""
+    cpu_tick_ns: int | None = None
+    """The resolution of the clock behind cpu_ns, as the contender reports it (ns)."""
 
 
 @dataclass(frozen=True)

@@ -41,20 +41,44 @@ def _extra_results(spec: WorkloadSpec, params: dict[str, Any],
     return {k: summarize(v) for k, v in values.items()}
 
 
+MIN_TICKS = 20
+"""An iteration lasts at least this many ticks of the CPU clock read around it, or its cell
+has no CPU figure: each of the two readings can be a tick off (10 % at 20 ticks)."""
+HARNESS_TICK_NS = 10_000_000
+"""The harness's /proc reading counts in 10 ms ticks."""
+
+
+def _cpu_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
+    """CPU ns per unit over every measured iteration, or None for the whole cell.
+
+    From the contender's own clock (cpu_ns, read when its timer starts and stops) when every
+    iteration has it; otherwise from the harness's line-to-line reading, which also holds
+    set-up and shutdown (the first iteration's holds start-up: left out). No iteration is
+    dropped for being short: one too short for its clock's resolution leaves the cell without
+    a figure, since the longer ones alone are a biased sample (the slow outliers)."""
+    measured = [it for r in ok_runs for it in r.measured()]
+    if not measured or not units:
+        return None
+    if all(it.cpu_ns is not None and it.cpu_tick_ns for it in measured):
+        if any(it.elapsed_ns < MIN_TICKS * it.cpu_tick_ns for it in measured):
+            return None
+        return summarize([it.cpu_ns / units for it in measured])
+    outside = [it for it in measured if it.index > 0]
+    if not outside or any(it.cpu_s is None or it.elapsed_ns < MIN_TICKS * HARNESS_TICK_NS
+                          for it in outside):
+        return None
+    return summarize([it.cpu_s * 1e9 / units for it in outside])
+
+
 def _per_unit(params: dict[str, Any], units: float,
               ok_runs: list[RunResult]) -> dict[str, Summary | None]:
-    """CPU and context switches per unit of work (hand-off, task, event), from outside.
-
-    cpu_ns_per_unit: each measured iteration's CPU (the harness's /proc reading at its line
-    minus the previous line's), so start-up is left out; iterations shorter than 0.2 s are
-    skipped (the reading has 10 ms ticks). ctx_switches_per_unit: the whole process's
-    voluntary + involuntary switches (rusage) over every iteration it ran, warm-ups included:
-    start-up's few thousand switches are noise against the millions a ring or tree makes."""
-    cpu = [it.cpu_s * 1e9 / units for r in ok_runs for it in r.measured()
-           if it.cpu_s is not None and it.index > 0 and it.elapsed_ns >= 200_000_000]
+    """CPU (above) and context switches per unit of work (hand-off, task, event).
+    ctx_switches_per_unit: the whole process's voluntary + involuntary switches (rusage) over
+    every iteration it ran, warm-ups included: start-up's few thousand switches are noise
+    against the millions a ring or tree makes."""
     ctx = [(r.ctx_voluntary + r.ctx_involuntary) / (units * len(r.iterations))
            for r in ok_runs if r.iterations]
-    return {"cpu_ns_per_unit": summarize(cpu) if units else None,
+    return {"cpu_ns_per_unit": _cpu_per_unit(units, ok_runs),
             "ctx_switches_per_unit": summarize(ctx) if units else None}
 
 
@@ -82,7 +106,8 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
         found[f"{mark}_threads"] = summarize([m["threads"] for m in at_mark if m["threads"]])
         found[f"{mark}_s"] = summarize([m["elapsed_ns"] / 1e9 for m in at_mark])
     found.update(_extra_results(spec, params, ok_runs))
-    return {k: v for k, v in found.items() if v is not None}
+    dropped = spec.unmeasured(params) if spec.unmeasured else {}
+    return {k: v for k, v in found.items() if v is not None and k not in dropped}
 
 
 def _server_parts(spec: WorkloadSpec, params: dict[str, Any], runs: list[RunResult],

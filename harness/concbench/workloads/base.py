@@ -43,6 +43,12 @@ class WorkloadSpec:
     result_problems: Callable[[Params, dict[str, Any]], list[str]] | None = None
     """Problems with the proofs in a result that are bounds, not values: the sleeps its
     tasks measured, the work its sub-tasks counted (each message names the hole)."""
+    own_cpu: bool = False
+    """Every iteration must report its CPU from the contender's own process CPU clock
+    (cpu_ns, cpu_tick_ns): the CPU per unit is then read over the timed region alone."""
+    unmeasured: Callable[[Params], dict[str, str]] | None = None
+    """Cell statistics these params cannot give, each with why: a ring that reads the clock
+    inside its passes has no clean throughput (stats key -> reason)."""
     param_problems: Callable[[Params], list[str]] | None = None
     """Problems with a combination of parameters that each pass their own bounds (for example
     skynet's size, which must be a power of its branch); any problem is a UserError (exit 2)."""

@@ -22,3 +22,18 @@ def short_sleep(key: str, got: Any, asked_ms: int, lead: str, why: str) -> str |
 
 def missing(result: dict[str, Any], key: str, what: str) -> str | None:
     return None if key in result else f"{key} missing ({what}: docs/contract.md)"
+
+
+def at_least(result: dict[str, Any], key: str, least: int, what: str) -> str | None:
+    """`key` is an integer of at least `least` (a count the runtime or the tasks kept)."""
+    got = result.get(key)
+    if type(got) is int and got >= least:
+        return None
+    return f"{key}={got!r}, expected an integer ≥ {least:,} ({what}: docs/contract.md)"
+
+
+def exactly(result: dict[str, Any], key: str, want: int, what: str) -> str | None:
+    got = result.get(key)
+    if type(got) is int and got == want:
+        return None
+    return f"{key}={got!r}, expected {want:,} ({what}: docs/contract.md)"

@@ -2,10 +2,15 @@
 leaves; each leaf returns its ordinal (0..size-1), each parent the sum of its children's.
 
 Every task also returns how many tasks its subtree ran (1 for a leaf, 1 + Σ children for a
-parent), so a program that returns the closed-form sum without spawning fails on `tasks`."""
+parent), so a program that returns the closed-form sum without spawning fails on `tasks`; one that
+recurses without spawning gets `tasks` right and fails on `tasks_alive`, the runtime's own
+count of the tasks alive when the first leaf runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from concbench.workloads import proofs
 from concbench.workloads.base import Param, Params, WorkloadSpec
 
 
@@ -25,6 +30,20 @@ def tasks_in_tree(p: Params) -> int:
 
 def _expected(p: Params) -> dict[str, int]:
     return {"sum": p["size"] * (p["size"] - 1) // 2, "tasks": tasks_in_tree(p)}
+
+
+def alive_at_first_leaf(p: Params) -> int:
+    """Tasks that must be alive when the first leaf (ordinal 0) runs: it and every ancestor,
+    each waiting on the child on its path (root to leaf: levels + 1). A plain recursion
+    spawns none, so its runtime counts none above what ran before the tree."""
+    return (levels(p["size"], p["branch"]) or 0) + 1
+
+
+def _result_problems(p: Params, result: dict[str, Any]) -> list[str]:
+    found = proofs.at_least(result, "tasks_alive", alive_at_first_leaf(p),
+                            "the runtime's live tasks when the first leaf runs, above those "
+                            "before the tree")
+    return [found] if found else []
 
 
 def _problems(p: Params) -> list[str]:
@@ -48,5 +67,7 @@ SPEC = WorkloadSpec(
     units_per_iteration=tasks_in_tree,
     verify_params=({"size": 10_000, "branch": 10}, {"size": 4096, "branch": 4}),
     pool_param=None,
+    result_problems=_result_problems,
+    own_cpu=True,
     param_problems=_problems,
 )
