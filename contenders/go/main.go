@@ -100,8 +100,14 @@ func runBatch(run runner, warmup, iterations int) func() error {
 			runtime.ReadMemStats(&before)
 			elapsed, result := run(i)
 			runtime.ReadMemStats(&after) // outside the timed region, as the result is
-			emit(iterationLine{"iteration", i, i < warmup, elapsed.Nanoseconds(),
-				withRuntime(result, &before, &after)})
+			line := iterationLine{Type: "iteration", Index: i, Warmup: i < warmup,
+				ElapsedNs: elapsed.Nanoseconds()}
+			if timed, ok := result.(timedCPU); ok {
+				cpu := timed.cpu.Nanoseconds()
+				line.CPUNs, line.CPUTickNs, result = &cpu, &cpuTickNs, timed.result
+			}
+			line.Result = withRuntime(result, &before, &after)
+			emit(line)
 		}
 		return nil
 	}
@@ -274,6 +280,8 @@ type iterationLine struct {
 	Warmup    bool   `json:"warmup"`
 	ElapsedNs int64  `json:"elapsed_ns"`
 	Result    any    `json:"result"`
+	CPUNs     *int64 `json:"cpu_ns,omitempty"`      // ring, skynet: process CPU over the timer
+	CPUTickNs *int64 `json:"cpu_tick_ns,omitempty"` // that clock's resolution
 }
 
 type markLine struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -30,6 +31,8 @@ type ringResult struct {
 	HandoffP50Ns   *int64 `json:"handoff_p50_ns,omitempty"` // omitted below 2 readings
 	HandoffP99Ns   *int64 `json:"handoff_p99_ns,omitempty"`
 	HandoffSamples int    `json:"handoff_samples"`
+	TasksAlive     int    `json:"tasks_alive"`   // runtime.NumGoroutine() at the barrier − before the rings
+	ClockReadNs    int64  `json:"clock_read_ns"` // one time.Since(base), as ring 1's readings take it
 }
 
 // ringSet is one iteration's rings: the channels, where every goroutine puts
@@ -45,11 +48,15 @@ type ringSet struct {
 }
 
 func newRing(p params) (runner, error) {
-	v, err := p.ints(1, "rings", "passes", "sample-every")
+	v, err := p.ints(1, "rings", "passes")
 	if err != nil {
 		return nil, err
 	}
-	rings, passes, every := v[0], v[1], v[2]
+	rings, passes := v[0], v[1]
+	every, err := p.int("sample-every", 0) // 0: no clock read in the passes
+	if err != nil {
+		return nil, err
+	}
 	size, err := p.int("size", 2)
 	if err != nil {
 		return nil, err
@@ -57,10 +64,16 @@ func newRing(p params) (runner, error) {
 	// Ring 1's reading slots and the samples made of them: made once and reused, so
 	// an iteration leaves no megabytes of garbage for the GC to collect during the
 	// next one's passes.
-	readings := make([]int64, passes/every+1)
-	samples := make([]int64, 0, len(readings)-1)
+	var readings, samples []int64
+	if every > 0 {
+		readings = make([]int64, passes/every+1)
+		samples = make([]int64, 0, len(readings)-1)
+	}
 	return func(int) (time.Duration, any) {
+		before := runtime.NumGoroutine()
 		rs := startRings(rings, size, passes, every, readings)
+		alive := runtime.NumGoroutine() - before // every ring goroutine, at its first receive
+		cpu0 := processCPU()
 		start := time.Now()
 		for r := range rs.rings {
 			rs.inboxes[r*rs.size] <- rs.passes // task 1 holds the token first
@@ -71,7 +84,10 @@ func newRing(p params) (runner, error) {
 			holderMin, holderMax = min(holderMin, id), max(holderMax, id)
 		}
 		elapsed := time.Since(start)
-		return elapsed, rs.stop(holderMin, holderMax, samples)
+		cpu := processCPU() - cpu0
+		res := rs.stop(holderMin, holderMax, samples)
+		res.TasksAlive, res.ClockReadNs = alive, clockReadNs(rs.base)
+		return elapsed, timedCPU{res, cpu}
 	}, nil
 }
 
@@ -107,7 +123,7 @@ func (rs *ringSet) task(r, id int) {
 	slot := r*rs.size + id - 1
 	in := rs.inboxes[slot]
 	out := rs.inboxes[r*rs.size+id%rs.size]
-	sampled := r == 0
+	sampled := r == 0 && rs.every > 0
 	var received int64
 	rs.ready.Done()
 	if id == 1 {
@@ -169,6 +185,22 @@ func handoffSamples(readings []int64, every int, samples []int64) []int64 {
 		samples = append(samples, (readings[s-1]-readings[s])/int64(every))
 	}
 	return samples
+}
+
+// clockReadNs is the cost of one reading as ring 1 takes it (time.Since: a
+// vDSO read of the wall and monotonic clocks), the mean of 10 000 in a row.
+func clockReadNs(base time.Time) int64 {
+	const reads = 10_000
+	var sink time.Duration
+	start := time.Now()
+	for range reads {
+		sink += time.Since(base)
+	}
+	total := time.Since(start)
+	if sink == 0 {
+		fmt.Fprintln(os.Stderr, "concbench-go: ring: the clock did not move")
+	}
+	return (total.Nanoseconds() + reads/2) / reads
 }
 
 // nearestRank is the p-th percentile by the nearest-rank method: the smallest

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 )
 
@@ -36,17 +37,35 @@ func newSkynet(p params) (runner, error) {
 		}
 	}
 	return func(int) (time.Duration, any) {
+		firstLeaf.before = runtime.NumGoroutine()
+		cpu0 := processCPU()
 		start := time.Now()
 		root := make(chan subtree)
 		go skynet(root, 0, int64(size), int64(branch)) // the root is a task too
 		result := <-root
-		return time.Since(start), result
+		elapsed := time.Since(start)
+		cpu := processCPU() - cpu0
+		return elapsed, timedCPU{skynetResult{result, firstLeaf.alive}, cpu}
 	}, nil
 }
+
+// skynetResult adds the live-goroutine proof to the root's subtree.
+type skynetResult struct {
+	subtree
+	TasksAlive int `json:"tasks_alive"` // runtime.NumGoroutine() at leaf 0 − before the root
+}
+
+// firstLeaf: the goroutine count before the root is spawned, and what leaf 0
+// (one goroutine, once per tree) reads when it runs: no race, as the root's
+// result is received after leaf 0 has written it (a channel chain).
+var firstLeaf struct{ before, alive int }
 
 // skynet is the node for leaves num..num+size-1: it sends its subtree's result on out.
 func skynet(out chan<- subtree, num, size, branch int64) {
 	if size == 1 {
+		if num == 0 {
+			firstLeaf.alive = runtime.NumGoroutine() - firstLeaf.before
+		}
 		out <- subtree{Sum: num, Tasks: 1}
 		return
 	}

@@ -34,9 +34,9 @@ USAGE = f"usage: {PROG} <asyncio|uvloop> <workload> --<param>=<value> … [--war
 
 async def run_batch(iteration, warmup: int, iterations: int) -> None:
     for index in range(warmup + iterations):
-        elapsed_ns, result = await iteration(index)
+        elapsed_ns, result, *line = await iteration(index)  # ring, skynet: + {cpu_ns, …}
         emit({"type": "iteration", "index": index, "warmup": index < warmup,
-              "elapsed_ns": elapsed_ns, "result": result})
+              "elapsed_ns": elapsed_ns, "result": result, **(line[0] if line else {})})
 
 
 def parse(args: list[str]):

@@ -22,7 +22,7 @@ import math
 from array import array
 from typing import Any
 
-from .common import Params, now_ns
+from .common import Params, clock_read_ns, cpu_ns, now_ns, own_cpu
 
 PARAMS = ["rings", "size", "passes", "sample-every"]
 
@@ -38,7 +38,7 @@ def handoff_stats(stamps: array, every: int) -> dict[str, Any]:
     counts go down, so stamps[m] is later than stamps[m + 1] by k hand-offs. Sorting the gaps
     before dividing by k picks the same samples (division by k keeps the order)."""
     if len(stamps) < 2:
-        return {}
+        return {"handoff_samples": 0}
     gaps = sorted(stamps[m] - stamps[m + 1] for m in range(len(stamps) - 1))
     return {"handoff_p50_ns": round(nearest_rank(gaps, 50) / every),
             "handoff_p99_ns": round(nearest_rank(gaps, 99) / every),
@@ -56,7 +56,8 @@ class Rings:
         self.all_waiting = loop.create_future()  # set by the last member to reach its first wait
         self.all_done = loop.create_future()  # set by the last ring's final holder
         self.holders = [0] * rings
-        self.stamps = array("q", bytes(8 * (passes // every + 1)))  # ring 1 only, preallocated
+        # ring 1 only, preallocated; none at every = 0 (no clock read in the passes)
+        self.stamps = array("q", bytes(8 * (passes // every + 1 if every else 0)))
         self.not_waiting = rings * size
         self.not_done = rings
 
@@ -75,7 +76,7 @@ class Rings:
         """Ring member i (0-based; id i + 1). Returns the tokens it received."""
         new_future, clock, stamps, every = self.loop.create_future, now_ns, self.stamps, self.every
         nxt = (i + 1) % self.size
-        timed = ring == 0
+        timed = ring == 0 and every > 0
         received = 0
         # No await before the first wait: when the last member arrives here, every member has
         # published its inbox (task 1 publishes its own after its first pass).
@@ -103,26 +104,31 @@ class Rings:
 
 def setup(p: Params):
     rings, size = p.int("rings", 1), p.int("size", 2)
-    passes, every = p.int("passes", 1), p.int("sample-every", 1)
+    passes, every = p.int("passes", 1), p.int("sample-every", 0)
 
     async def iteration(index: int) -> tuple[int, dict[str, Any]]:
         shared = Rings(asyncio.get_running_loop(), rings, size, passes, every)
+        before = len(asyncio.all_tasks())
         async with asyncio.TaskGroup() as tg:
             ring_inboxes: list[list[Any]] = [[None] * size for _ in range(rings)]
             members = [tg.create_task(shared.member(r, i, ring_inboxes[r]))
                        for r in range(rings) for i in range(size)]
             await shared.all_waiting
+            alive = len(asyncio.all_tasks()) - before  # every member, at its first wait
+            cpu_start = cpu_ns()
             start = now_ns()
             shared.release.set_result(passes)
             await shared.all_done
             elapsed = now_ns() - start
+            cpu = own_cpu(cpu_start)
             for r in range(rings):
                 ring_inboxes[r][shared.holders[r] - 1].set_result(-size)
 
         holders = shared.holders
         result: dict[str, Any] = {"rings": rings, "passes": sum(m.result() for m in members),
-                                  "holder_min": min(holders), "holder_max": max(holders)}
+                                  "holder_min": min(holders), "holder_max": max(holders),
+                                  "tasks_alive": alive, "clock_read_ns": clock_read_ns()}
         result.update(handoff_stats(shared.stamps, every))
-        return elapsed, result
+        return elapsed, result, cpu
 
     return iteration
