@@ -10,6 +10,25 @@ export class UsageError extends Error {}
 // now is the monotonic clock in nanoseconds (a bigint).
 export const now = hrtime.bigint;
 
+// The iteration line's cpu_ns / cpu_tick_ns (docs/contract.md): the process's
+// user + system time from process.cpuUsage() (uv_getrusage: every thread,
+// microseconds) since `start`, a previous process.cpuUsage().
+export function ownCpu(start) {
+  const used = process.cpuUsage(start);
+  return { cpu_ns: (used.user + used.system) * 1000, cpu_tick_ns: 1000 };
+}
+
+// clockReadNs is the cost of one now() as ring 1's readings take it: the mean
+// of 10 000 in a row (hrtime.bigint allocates a BigInt each time).
+export function clockReadNs() {
+  const reads = 10_000;
+  let sink = 0n;
+  const start = now();
+  for (let i = 0; i < reads; i++) sink += now();
+  const total = now() - start;
+  return sink > 0n ? Math.round(Number(total) / reads) : 0;
+}
+
 // Params holds the raw values of one invocation's --name=value arguments.
 class Params {
   #values;

@@ -59,8 +59,8 @@ function parse(args) {
 // line each. `run(index)` resolves to { elapsedNs (bigint), result }.
 async function runBatch(run, warmup, iterations) {
   for (let i = 0; i < warmup + iterations; i++) {
-    const { elapsedNs, result } = await run(i);
-    emit({ type: "iteration", index: i, warmup: i < warmup, elapsed_ns: elapsedNs, result });
+    const { elapsedNs, result, cpu } = await run(i); // cpu: ring and skynet's { cpu_ns, cpu_tick_ns }
+    emit({ type: "iteration", index: i, warmup: i < warmup, elapsed_ns: elapsedNs, result, ...cpu });
   }
 }
 

@@ -16,7 +16,7 @@
 // down by a stop value passed round (negative, counting up to -1, so every
 // task gets it once).
 
-import { now } from "./common.mjs";
+import { clockReadNs, now, ownCpu } from "./common.mjs";
 
 // nearestRank is the percentile of sorted values by the nearest-rank method.
 function nearestRank(sorted, percent) {
@@ -29,7 +29,7 @@ function nearestRank(sorted, percent) {
 // than stamps[m + 1] by k hand-offs. The gaps are sorted before dividing by k
 // (division keeps the order); values are rounded to whole nanoseconds.
 function handoffStats(stamps, every) {
-  if (stamps.length < 2) return {};
+  if (stamps.length < 2) return { handoff_samples: 0 };
   const gaps = new Float64Array(stamps.length - 1);
   for (let m = 0; m < gaps.length; m++) gaps[m] = Number(stamps[m] - stamps[m + 1]);
   gaps.sort();
@@ -49,8 +49,12 @@ class Rings {
     this.release = new Promise((resolve) => (this.releaseRing = resolve)); // H, to task 1
     this.allDone = new Promise((resolve) => (this.lastDone = resolve));
     this.holders = new Array(rings).fill(0);
-    this.stamps = new BigInt64Array(Math.floor(passes / every) + 1); // ring 1 only
+    // ring 1 only; none at every = 0 (no clock read in the passes)
+    this.stamps = new BigInt64Array(every > 0 ? Math.floor(passes / every) + 1 : 0);
     this.notDone = rings;
+    // Node counts no tasks of its own: each member adds itself as it starts and
+    // takes itself off as it returns, so this is the members alive now.
+    this.alive = 0;
   }
 
   finished(ring, holder) {
@@ -62,8 +66,9 @@ class Rings {
   async member(ring, i, inboxes) {
     const { stamps, every } = this;
     const next = (i + 1) % this.size;
-    const timed = ring === 0;
+    const timed = ring === 0 && every > 0;
     let received = 0;
+    this.alive++;
     if (i === 0) {
       const c = await this.release;
       if (timed && c % every === 0) stamps[c / every] = now();
@@ -74,6 +79,7 @@ class Rings {
       if (c < 0) {
         // stop: pass it on until it has gone round once
         if (c < -1) inboxes[next](c + 1);
+        this.alive--;
         return received;
       }
       received++;
@@ -99,13 +105,16 @@ async function runRings(rings, size, passes, every) {
   for (let r = 0; r < rings; r++) {
     for (let i = 0; i < size; i++) members.push(shared.member(r, i, ringInboxes[r]));
   }
+  const alive = shared.alive; // every member, at its first await
+  const cpuStart = process.cpuUsage();
   const start = now();
   shared.releaseRing(passes);
   await shared.allDone;
   const elapsedNs = now() - start;
+  const cpu = ownCpu(cpuStart);
   for (let r = 0; r < rings; r++) ringInboxes[r][shared.holders[r] - 1](-size);
   const received = await Promise.all(members);
-  return { elapsedNs, received, holders: shared.holders, stamps: shared.stamps };
+  return { elapsedNs, cpu, alive, received, holders: shared.holders, stamps: shared.stamps };
 }
 
 export const ring = {
@@ -114,17 +123,19 @@ export const ring = {
     const rings = p.int("rings", 1);
     const size = p.int("size", 2);
     const passes = p.int("passes", 1);
-    const every = p.int("sample-every", 1);
+    const every = p.int("sample-every", 0);
     return async () => {
-      const { elapsedNs, received, holders, stamps } = await runRings(rings, size, passes, every);
+      const { elapsedNs, cpu, alive, received, holders, stamps } = await runRings(rings, size, passes, every);
       const result = {
         rings,
         passes: received.reduce((a, b) => a + b, 0),
         holder_min: holders.reduce((a, b) => Math.min(a, b)),
         holder_max: holders.reduce((a, b) => Math.max(a, b)),
+        tasks_alive: alive,
+        clock_read_ns: clockReadNs(),
         ...handoffStats(stamps, every),
       };
-      return { elapsedNs, result };
+      return { elapsedNs, result, cpu };
     };
   },
 };

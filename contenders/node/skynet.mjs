@@ -8,11 +8,22 @@
 // leaf returns an already-resolved promise at once, and a parent suspends in
 // its await of Promise.all until its children's promises have settled.
 
-import { UsageError, now } from "./common.mjs";
+import { UsageError, now, ownCpu } from "./common.mjs";
+
+// Node counts no tasks of its own: every call adds itself to `alive` as it
+// starts and takes itself off as it returns; leaf 0 records the count when it
+// runs (an integer add and subtract per task, on the one thread).
+let alive = 0;
+let aliveAtFirstLeaf = 0;
 
 // skynet resolves to [sum of the leaves' ordinals, tasks run] of its subtree.
 async function skynet(num, size, branch) {
-  if (size === 1) return [num, 1];
+  alive++;
+  if (size === 1) {
+    if (num === 0) aliveAtFirstLeaf = alive;
+    alive--;
+    return [num, 1];
+  }
   const child = size / branch;
   const children = [];
   for (let i = 0; i < branch; i++) children.push(skynet(num + i * child, child, branch));
@@ -22,6 +33,7 @@ async function skynet(num, size, branch) {
     sum += s;
     tasks += t;
   }
+  alive--;
   return [sum, tasks];
 }
 
@@ -39,10 +51,13 @@ export const skynetWorkload = {
     const branch = p.int("branch", 2);
     if (!isPower(size, branch)) throw new UsageError(`--size=${size} is not a power of --branch=${branch}`);
     return async () => {
+      alive = 0;
+      const cpuStart = process.cpuUsage();
       const start = now();
       const [sum, tasks] = await skynet(0, size, branch); // the root is a task too
       const elapsedNs = now() - start;
-      return { elapsedNs, result: { sum, tasks } };
+      const cpu = ownCpu(cpuStart);
+      return { elapsedNs, cpu, result: { sum, tasks, tasks_alive: aliveAtFirstLeaf } };
     };
   },
 };
