@@ -14,6 +14,7 @@
 //! it links mimalloc.
 
 mod channel;
+mod cputime;
 mod fanout;
 mod http_aggregate;
 mod http_hello;
@@ -132,6 +133,11 @@ impl Outcome {
 }
 
 impl Workload {
+    /// ring and skynet put the process CPU over the timer on their iteration lines.
+    fn reports_cpu(&self) -> bool {
+        matches!(self, Workload::Ring(_) | Workload::Skynet(_))
+    }
+
     async fn set_up(&self) -> SetUp {
         match self {
             Workload::Ring(w) => SetUp::Ring(w.start().await),
@@ -183,13 +189,17 @@ fn iteration_line(
     elapsed_ns: u128,
     result: &Fields,
     objects: &Objects,
+    cpu_ns: Option<u64>,
 ) -> String {
     let mut fields = json_fields(result);
     for (k, object) in objects {
         fields.push(format!("\"{k}\":{{{}}}", json_fields(object).join(",")));
     }
+    let cpu = cpu_ns.map_or(String::new(), |ns| {
+        format!(",\"cpu_ns\":{ns},\"cpu_tick_ns\":{}", cputime::cpu_tick_ns())
+    });
     format!(
-        "{{\"type\":\"iteration\",\"index\":{index},\"warmup\":{warmup},\"elapsed_ns\":{elapsed_ns},\"result\":{{{}}}}}",
+        "{{\"type\":\"iteration\",\"index\":{index},\"warmup\":{warmup},\"elapsed_ns\":{elapsed_ns},\"result\":{{{}}}{cpu}}}",
         fields.join(",")
     )
 }
@@ -245,9 +255,11 @@ pub fn main() {
     runtime().block_on(async {
         for index in 0..warmup + iterations {
             let set_up = workload.set_up().await;
+            let cpu_start = cputime::process_cpu_ns();
             let start = Instant::now();
             let outcome = workload.run(index, start, set_up).await;
             let elapsed_ns = start.elapsed().as_nanos();
+            let cpu_ns = cputime::process_cpu_ns() - cpu_start;
             let (mut result, objects) = outcome.fields().await; // outside the timed region
             // Informational keys (docs/contract.md): the runtime's worker threads, and the
             // tasks still alive after the iteration (0: nothing leaked into the next one).
@@ -260,6 +272,7 @@ pub fn main() {
                 elapsed_ns,
                 &result,
                 &objects,
+                workload.reports_cpu().then_some(cpu_ns),
             ));
         }
     });

@@ -94,16 +94,16 @@ impl Ring {
         if ring.passes == 0 || ring.passes == STOP {
             p.reject("passes", "from 1 to 2^64 - 2");
         }
-        if ring.every == 0 {
-            p.reject("sample-every", "at least 1");
-        }
         ring
     }
 
     /// Before the clock: channels, tasks and the barrier; returns once every task
     /// awaits its first token.
     pub async fn start(&self) -> Started {
-        let slots = (self.passes / self.every) as usize + 1;
+        // every = 0: no reading slot, and no clock read in the passes
+        let slots = self.passes.checked_div(self.every).map_or(0, |n| n as usize + 1);
+        let metrics = tokio::runtime::Handle::current().metrics();
+        let before = metrics.num_alive_tasks();
         let shared = Arc::new(Shared {
             ready: AtomicUsize::new(0),
             all_ready: Notify::new(),
@@ -125,7 +125,7 @@ impl Ring {
                     inbox,
                     next: senders[(i + 1) % self.size].clone(),
                     shared: Arc::clone(&shared),
-                    sampled: r == 0,
+                    sampled: r == 0 && self.every > 0,
                     holders: holders_tx.clone(),
                 };
                 handles.push(tokio::spawn(seat.task()));
@@ -137,6 +137,7 @@ impl Ring {
             handles,
             holders,
             shared,
+            alive: metrics.num_alive_tasks().saturating_sub(before), // every task, at its first recv()
         }
     }
 
@@ -147,6 +148,7 @@ impl Ring {
             handles,
             mut holders,
             shared,
+            alive,
         } = started;
         for kick in &kicks {
             kick.send(self.passes)
@@ -165,6 +167,7 @@ impl Ring {
             kicks,
             handles,
             shared,
+            alive,
             rings: self.rings,
             holder_min,
             holder_max,
@@ -178,6 +181,8 @@ pub struct Started {
     handles: Vec<JoinHandle<u64>>,
     holders: mpsc::UnboundedReceiver<u64>,
     shared: Arc<Shared>,
+    /// RuntimeMetrics::num_alive_tasks() at the barrier, minus before the spawns.
+    alive: usize,
 }
 
 impl Seat {
@@ -224,6 +229,7 @@ pub struct Stopping {
     kicks: Vec<mpsc::Sender<u64>>,
     handles: Vec<JoinHandle<u64>>,
     shared: Arc<Shared>,
+    alive: usize,
     rings: usize,
     holder_min: u64,
     holder_max: u64,
@@ -244,6 +250,8 @@ impl Stopping {
             ("passes", Some(passes)),
             ("holder_min", Some(self.holder_min)),
             ("holder_max", Some(self.holder_max)),
+            ("tasks_alive", Some(self.alive as u64)),
+            ("clock_read_ns", Some(clock_read_ns(self.shared.base))),
         ];
         let mut samples = handoff_samples(&self.shared.readings, self.shared.every);
         if !samples.is_empty() {
@@ -266,6 +274,17 @@ fn handoff_samples(readings: &[AtomicU64], every: u64) -> Vec<u64> {
         fail(&format!("ring: ring 1 never took clock reading {slot}"));
     }
     ns.windows(2).rev().map(|w| (w[0] - w[1]) / every).collect()
+}
+
+/// The cost of one reading as ring 1 takes it (`Instant::elapsed`: a vDSO
+/// `clock_gettime(CLOCK_MONOTONIC)` and a subtraction): 10 000 in a row, averaged.
+fn clock_read_ns(base: Instant) -> u64 {
+    const READS: u32 = 10_000;
+    let start = Instant::now();
+    for _ in 0..READS {
+        std::hint::black_box(base.elapsed());
+    }
+    (start.elapsed() / READS).as_nanos() as u64
 }
 
 /// The p-th percentile of sorted samples by the nearest-rank method.

@@ -11,6 +11,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{Fields, Params, joined};
 
@@ -42,15 +43,29 @@ impl Skynet {
 
     /// The whole tree; the root is a spawned task too.
     pub async fn run(&self) -> Fields {
+        let before = tokio::runtime::Handle::current().metrics().num_alive_tasks();
         let (sum, tasks) = joined(tokio::spawn(skynet(0, self.size, self.branch)).await);
-        vec![("sum", Some(sum)), ("tasks", Some(tasks))]
+        // leaf 0's store happens before its result reaches the root's join: Relaxed suffices
+        let alive = ALIVE_AT_FIRST_LEAF.load(Ordering::Relaxed).saturating_sub(before);
+        vec![
+            ("sum", Some(sum)),
+            ("tasks", Some(tasks)),
+            ("tasks_alive", Some(alive as u64)),
+        ]
     }
 }
+
+/// RuntimeMetrics::num_alive_tasks() when leaf 0 runs (one read per tree).
+static ALIVE_AT_FIRST_LEAF: AtomicUsize = AtomicUsize::new(0);
 
 /// The node for the leaves num..num+size-1.
 fn skynet(num: u64, size: u64, branch: u64) -> Node {
     Box::pin(async move {
         if size == 1 {
+            if num == 0 {
+                let alive = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+                ALIVE_AT_FIRST_LEAF.store(alive, Ordering::Relaxed);
+            }
             return (num, 1);
         }
         let child = size / branch;
