@@ -29,7 +29,7 @@
 %% What a member needs besides its id and successor. stamps is none outside ring 1.
 -record(ctx, {tag :: reference(), owner :: pid(), ready :: atomics:atomics_ref(),
               tasks :: pos_integer(), stamps = none :: none | atomics:atomics_ref(),
-              every :: pos_integer(), last :: non_neg_integer()}).
+              every :: non_neg_integer(), last :: non_neg_integer()}).
 
 params() ->
     ["rings", "size", "passes", "sample-every"].
@@ -38,30 +38,35 @@ setup(P) ->
     R = concbench:int(P, "rings", 1),
     W = concbench:int(P, "size", 2),
     H = concbench:int(P, "passes", 1),
-    K = concbench:int(P, "sample-every", 1),
+    K = concbench:int(P, "sample-every", 0),   % 0: no clock read in the passes
     R * W =< ?MAX_TASKS orelse
         concbench:bad("rings x size = ~b tasks; at most ~b", [R * W, ?MAX_TASKS]),
     H =< ?MAX_PASSES orelse concbench:bad("--passes=~b: at most ~b", [H, ?MAX_PASSES]),
     fun(_Index) -> run(R, W, H, K) end.
 
 run(R, W, H, K) ->
-    Last = H div K,   % ring 1 stamps at C = Last*K, ..., K, 0
+    Last = case K of 0 -> 0; _ -> H div K end,   % ring 1 stamps at C = Last*K, ..., K, 0
     Ctx = #ctx{tag = make_ref(), owner = self(), ready = atomics:new(1, []),
                tasks = R * W, every = K, last = Last},
-    Stamps = atomics:new(Last + 1, [{signed, true}]),
     Tag = Ctx#ctx.tag,
+    Stamps = case K of 0 -> none; _ -> atomics:new(Last + 1, [{signed, true}]) end,
+    Before = erlang:system_info(process_count),
     Firsts = [build(W, H, case Ring of 1 -> Ctx#ctx{stamps = Stamps}; _ -> Ctx end)
               || Ring <- lists:seq(1, R)],
     receive {Tag, all_ready} -> ok end,
+    Alive = erlang:system_info(process_count) - Before,   % every member, in its receive
+    Cpu = concbench:cpu_ns(),
     Start = concbench:now_ns(),
     [First ! release || First <- Firsts],
     Holders = [receive {Tag, holder, Id} -> Id end || _ <- Firsts],
     Elapsed = concbench:now_ns() - Start,
+    CpuLine = concbench:cpu(Cpu),
     [First ! stop || First <- Firsts],
     Received = lists:sum([receive {Tag, received, N} -> N end || _ <- lists:seq(1, R * W)]),
     {Elapsed, [{rings, R}, {passes, Received},
-               {holder_min, lists:min(Holders)}, {holder_max, lists:max(Holders)}
-               | summary(Stamps, Last, K)]}.
+               {holder_min, lists:min(Holders)}, {holder_max, lists:max(Holders)},
+               {tasks_alive, Alive}, {clock_read_ns, concbench:clock_read_ns()}
+               | summary(Stamps, Last, K)], CpuLine}.
 
 %% build spawns a ring and returns member 1. Member 1 is spawned first and told
 %% its successor once member 2 exists; members W..2 are spawned backwards, each
@@ -109,8 +114,10 @@ pass(_Id, Next, _Ctx, Token) -> Next ! Token - 1.
 %% summary: the per-hand-off gaps (ns between consecutive readings, div K) and
 %% their nearest-rank p50 and p99; nothing below 2 readings (docs/contract.md).
 %% Last + 1 readings give Last gaps, read straight from the atomics array.
+summary(none, _Last, _K) ->
+    [{handoff_samples, 0}];
 summary(_Stamps, 0, _K) ->
-    [];
+    [{handoff_samples, 0}];
 summary(Stamps, Last, K) ->
     Sorted = lists:sort(gaps(Stamps, K, Last, [])),
     [{handoff_p50_ns, nearest_rank(Sorted, Last, 50)},

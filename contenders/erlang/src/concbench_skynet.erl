@@ -24,16 +24,26 @@ setup(P) ->
         concbench:bad("--size=~b is not a power of --branch=~b", [Size, Branch]),
     fun(_Index) ->
             Self = self(),
+            whereis(?MODULE) =:= Self orelse register(?MODULE, Self),   % leaf 0 reports here
+            Before = erlang:system_info(process_count),
+            Cpu = concbench:cpu_ns(),
             Start = concbench:now_ns(),
             spawn(fun() -> skynet(Self, 0, Size, Branch) end),
             {Sum, Tasks} = receive {S, T} when is_integer(S) -> {S, T} end,
             Elapsed = concbench:now_ns() - Start,
-            {Elapsed, [{sum, Sum}, {tasks, Tasks}]}
+            CpuLine = concbench:cpu(Cpu),
+            Alive = receive {first_leaf, Count} -> Count - Before end,
+            {Elapsed, [{sum, Sum}, {tasks, Tasks}, {tasks_alive, Alive}], CpuLine}
     end.
 
 is_power(Size, _Branch, Leaves) when Leaves >= Size -> Leaves =:= Size;
 is_power(Size, Branch, Leaves) -> is_power(Size, Branch, Leaves * Branch).
 
+skynet(Parent, 0, 1, _Branch) ->
+    %% leaf 0 tells the iteration's process (registered as this module) how many
+    %% processes are alive now: one call and one message per tree
+    ?MODULE ! {first_leaf, erlang:system_info(process_count)},
+    Parent ! {0, 1};
 skynet(Parent, Num, 1, _Branch) ->
     Parent ! {Num, 1};
 skynet(Parent, Num, Size, Branch) ->
