@@ -2,6 +2,7 @@ package concbench;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * ring with CompletableFuture hand-offs (java-completable): a task holds no thread while it waits.
@@ -28,6 +29,10 @@ final class CompletableRing implements Work.Iteration {
     private int[] holders;
     private Ring.Samples samples;
     private CompletableFuture<?>[] finished; // per ring, completed by its final holder
+    /** Tasks armed and not yet stopped, kept by the tasks themselves (a CompletableFuture chain has
+     * no runtime count): +1 as a task is first armed, -1 as its step takes the stop. */
+    private final AtomicInteger live = new AtomicInteger();
+    private int aliveAtBarrier;
 
     CompletableRing(ForkJoinPool pool, Ring.Params p) {
         this.pool = pool;
@@ -45,7 +50,8 @@ final class CompletableRing implements Work.Iteration {
         Task(int ring, int id) {
             this.ring = ring;
             this.id = id;
-            this.samples = ring == 0 ? CompletableRing.this.samples : null;
+            this.samples = CompletableRing.this.samples.forRing(ring);
+            live.incrementAndGet();
         }
 
         void arm() {
@@ -60,7 +66,10 @@ final class CompletableRing implements Work.Iteration {
         }
 
         void receive(int c) {
-            if (c == STOP) return;
+            if (c == STOP) {
+                live.decrementAndGet();
+                return;
+            }
             received++;
             if (samples != null) samples.record(c);
             arm(); // before the token can come back
@@ -76,6 +85,7 @@ final class CompletableRing implements Work.Iteration {
     @Override
     public void prepare(int index) {
         int w = p.size();
+        int before = live.get();
         samples = new Ring.Samples(p.passes(), p.sampleEvery());
         holders = new int[p.rings()];
         finished = new CompletableFuture<?>[p.rings()];
@@ -87,6 +97,7 @@ final class CompletableRing implements Work.Iteration {
             t.arm();
         }
         for (int r = 0; r < finished.length; r++) finished[r] = new CompletableFuture<Void>();
+        aliveAtBarrier = live.get() - before; // every task armed, its inbox waiting
     }
 
     @Override
@@ -100,7 +111,7 @@ final class CompletableRing implements Work.Iteration {
                 tasks[i].step.join();
                 received[i] = tasks[i].received;
             }
-            return Ring.result(received, holders, samples);
+            return Ring.result(received, holders, samples, aliveAtBarrier);
         };
     }
 }

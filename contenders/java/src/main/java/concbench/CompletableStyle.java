@@ -58,7 +58,10 @@ public class CompletableStyle implements Style {
             case "skynet" -> {
                 var s = Skynet.Params.of(p);
                 ForkJoinPool fj = forkJoin();
-                yield (index, start, out) -> Work.ready(skynet(fj, 0, s.size(), s.branch()).join().json());
+                yield (index, start, out) -> {
+                    Skynet.beforeTree();
+                    return Work.ready(skynet(fj, 0, s.size(), s.branch()).join().json());
+                };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
@@ -87,12 +90,14 @@ public class CompletableStyle implements Style {
     static CompletableFuture<Skynet.Result> skynet(ForkJoinPool fj, long num, long size, int branch) {
         if (size == 1) return CompletableFuture.supplyAsync(() -> Skynet.Result.leaf(num), fj);
         return CompletableFuture.supplyAsync(() -> {
+            Skynet.enter();
             long child = size / branch;
             List<CompletableFuture<Skynet.Result>> children = new ArrayList<>(branch);
             for (int i = 0; i < branch; i++) children.add(skynet(fj, num + i * child, child, branch));
             return CompletableFuture.allOf(children.toArray(CompletableFuture[]::new)).thenApply(v -> {
                 List<Skynet.Result> results = new ArrayList<>(branch);
                 for (var c : children) results.add(c.join()); // all complete
+                Skynet.exit();
                 return Skynet.Result.parentOf(results);
             });
         }, fj).thenCompose(Function.identity());

@@ -13,12 +13,19 @@ final class Json {
             new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 14), false, StandardCharsets.UTF_8);
 
     void iteration(int index, boolean warmup, long elapsedNs, Map<String, Object> result) {
+        iteration(index, warmup, elapsedNs, result, -1, 0);
+    }
+
+    /** With cpuNs >= 0 (ring, skynet): the line's cpu_ns and cpu_tick_ns (docs/contract.md). */
+    void iteration(int index, boolean warmup, long elapsedNs, Map<String, Object> result, long cpuNs, long tickNs) {
         StringBuilder b = new StringBuilder(160);
         b.append("{\"type\":\"iteration\",\"index\":").append(index)
          .append(",\"warmup\":").append(warmup)
          .append(",\"elapsed_ns\":").append(elapsedNs)
          .append(",\"result\":");
-        object(b, result).append('}');
+        object(b, result);
+        if (cpuNs >= 0) b.append(",\"cpu_ns\":").append(cpuNs).append(",\"cpu_tick_ns\":").append(tickNs);
+        b.append('}');
         line(b);
     }
 

@@ -125,6 +125,8 @@ public final class Main {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         String collectors = collectorNames();
         Json out = new Json();
+        boolean ownCpu = workload.equals("ring") || workload.equals("skynet");
+        long cpuTick = ownCpu ? ProcessCpu.tickNanos() : 0;
         try (PinnedEvents pins = PinnedEvents.ENABLED ? new PinnedEvents() : null) {
             for (int i = 0; i < warmup + iterations; i++) {
                 iteration.prepare(i); // untimed set-up (ring's tasks), before the baselines below
@@ -132,9 +134,11 @@ public final class Main {
                 long[] gc0 = gcCountAndMillis();
                 long jit0 = jitMillis();
                 long pinned0 = pins == null ? 0 : pins.count(), pinnedMs0 = pins == null ? 0 : pins.millis();
+                long cpu0 = ownCpu ? ProcessCpu.nanos() : 0;
                 long start = System.nanoTime();
                 Work.Outcome outcome = iteration.run(i, start, out);
                 long elapsed = System.nanoTime() - start;
+                long cpu = ownCpu ? ProcessCpu.nanos() - cpu0 : -1;
                 // outside the timed region: GC / JIT deltas first (so they cover the timed region only),
                 // then the result (ring also stops its tasks there), thread counts, JFR counts, JSON
                 long[] gc1 = gcCountAndMillis();
@@ -159,7 +163,7 @@ public final class Main {
                     r.put("jvm_vt_pinned", pins.count() - pinned0);
                     r.put("jvm_vt_pinned_ms", pins.millis() - pinnedMs0);
                 }
-                out.iteration(i, i < warmup, elapsed, r);
+                out.iteration(i, i < warmup, elapsed, r, cpu, cpuTick);
             }
             style.close();
         } catch (Work.Failure e) {

@@ -82,7 +82,10 @@ public final class ReactorStyle implements Style {
             }
             case "skynet" -> {
                 var s = Skynet.Params.of(p);
-                yield (index, start, out) -> Work.ready(skynet(0, s.size(), s.branch()).block().json());
+                yield (index, start, out) -> {
+                    Skynet.beforeTree();
+                    return Work.ready(skynet(0, s.size(), s.branch()).block().json());
+                };
             }
             default -> throw new Params.BadInput("unknown workload " + workload);
         };
@@ -143,10 +146,12 @@ public final class ReactorStyle implements Style {
     static Mono<Skynet.Result> skynet(long num, long size, int branch) {
         return Mono.defer(() -> {
             if (size == 1) return Mono.just(Skynet.Result.leaf(num));
+            Skynet.enter();
             long child = size / branch;
             return Flux.range(0, branch)
                     .flatMap(i -> skynet(num + i * child, child, branch), branch)
-                    .reduce(Skynet.Result.PARENT, Skynet.Result::plus);
+                    .reduce(Skynet.Result.PARENT, Skynet.Result::plus)
+                    .doOnSuccess(r -> Skynet.exit()); // the node's children are summed
         }).subscribeOn(Schedulers.parallel());
     }
 

@@ -18,7 +18,7 @@ final class Ring {
     record Params(int rings, int size, int passes, int sampleEvery) {
         static Params of(concbench.Params p) throws concbench.Params.BadInput {
             var r = new Params(p.intAtLeast("rings", 1), p.intAtLeast("size", 2), p.intAtLeast("passes", 1),
-                    p.intAtLeast("sample-every", 1));
+                    p.intAtLeast("sample-every", 0)); // 0: no clock read in the passes
             if ((long) r.rings() * r.size() > MAX_TASKS)
                 throw new concbench.Params.BadInput("--rings=" + r.rings() + " x --size=" + r.size() + " = "
                         + (long) r.rings() * r.size() + " tasks; at most " + MAX_TASKS);
@@ -40,9 +40,12 @@ final class Ring {
 
         Samples(int passes, int sampleEvery) {
             k = sampleEvery;
-            top = passes / sampleEvery;
-            readings = new long[top + 1];
+            top = sampleEvery > 0 ? passes / sampleEvery : -1;
+            readings = new long[top + 1]; // none at k = 0
         }
+
+        /** Ring 1's tasks record only when there is something to record (k > 0). */
+        Samples forRing(int ring) { return ring == 0 && k > 0 ? this : null; }
 
         void record(int count) {
             if (count % k == 0) readings[top - count / k] = System.nanoTime();
@@ -50,7 +53,10 @@ final class Ring {
 
         /** handoff_p50_ns, handoff_p99_ns, handoff_samples: nearest-rank percentiles of the gaps / k. */
         void putInto(Map<String, Object> r) {
-            if (readings.length < 2) return;
+            if (readings.length < 2) {
+                r.put("handoff_samples", 0);
+                return;
+            }
             long[] gaps = new long[readings.length - 1];
             for (int i = 0; i < gaps.length; i++) gaps[i] = readings[i + 1] - readings[i];
             Arrays.sort(gaps);
@@ -66,7 +72,7 @@ final class Ring {
     }
 
     /** The result: tokens received summed over every task, min / max final holder over the rings. */
-    static Map<String, Object> result(long[] received, int[] holders, Samples samples) {
+    static Map<String, Object> result(long[] received, int[] holders, Samples samples, int alive) {
         long passes = 0;
         for (long n : received) passes += n;
         int min = Integer.MAX_VALUE, max = Integer.MIN_VALUE;
@@ -79,7 +85,18 @@ final class Ring {
         r.put("passes", passes);
         r.put("holder_min", min);
         r.put("holder_max", max);
+        r.put("tasks_alive", alive);
+        r.put("clock_read_ns", clockReadNanos());
         samples.putInto(r);
         return r;
+    }
+
+    /** One System.nanoTime(), as ring 1's readings take it: 10 000 in a row, averaged. */
+    static long clockReadNanos() {
+        final int reads = 10_000;
+        long sink = 0, start = System.nanoTime();
+        for (int i = 0; i < reads; i++) sink += System.nanoTime();
+        long total = System.nanoTime() - start;
+        return sink == 0 ? 0 : Math.round(total / (double) reads);
     }
 }

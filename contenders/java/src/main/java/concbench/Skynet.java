@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RecursiveTask;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * skynet (atemerev/skynet): skynet(num, size) returns (num, 1) for a leaf (size 1), else spawns
@@ -30,9 +31,30 @@ final class Skynet {
         }
     }
 
+    /**
+     * The tree's tasks alive now, kept by the tasks themselves: the JVM counts threads, not
+     * fork/join tasks, futures or Monos, and not virtual threads. Every inner task adds itself as
+     * it starts ({@link #enter}) and takes itself off once its children are summed ({@link #exit});
+     * leaves do not touch it, except leaf 0, which reads it (plus itself) once per tree. A
+     * LongAdder: its cells are striped per contending thread, so a million tasks bumping it do
+     * not queue on one cache line (two adds per inner task, 111 111 of the 1 111 111 at 10^6).
+     */
+    static final LongAdder LIVE = new LongAdder();
+    private static long before, atFirstLeaf;
+
+    static void enter() { LIVE.increment(); }
+
+    static void exit() { LIVE.decrement(); }
+
+    /** At the start of the timed tree: the count the tree's own tasks are read above. */
+    static void beforeTree() { before = LIVE.sum(); }
+
     /** A subtree's sum of leaf ordinals and number of tasks (itself included). */
     record Result(long sum, long tasks) {
-        static Result leaf(long num) { return new Result(num, 1); }
+        static Result leaf(long num) {
+            if (num == 0) atFirstLeaf = LIVE.sum() + 1; // read by main after the root's join
+            return new Result(num, 1);
+        }
 
         /** Where a parent starts summing its children: no leaf ordinal, one task (itself). */
         static final Result PARENT = new Result(0, 1);
@@ -53,6 +75,7 @@ final class Skynet {
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("sum", sum);
             r.put("tasks", tasks);
+            r.put("tasks_alive", atFirstLeaf - before);
             return r;
         }
     }
@@ -78,18 +101,23 @@ final class Skynet {
         @Override
         protected Result compute() {
             if (size == 1) return Result.leaf(num);
+            enter();
             long child = size / branch;
             List<Node> children = new ArrayList<>(branch);
             for (int i = 0; i < branch; i++) children.add(new Node(num + i * child, child, branch));
             invokeAll(children);
             List<Result> results = new ArrayList<>(branch);
             for (Node n : children) results.add(n.join()); // all done: join returns the result
+            exit();
             return Result.parentOf(results);
         }
     }
 
     static Work.Iteration forkJoin(ForkJoinPool pool, Params p) {
-        return (index, start, out) -> Work.ready(pool.invoke(new Node(0, p.size(), p.branch())).json());
+        return (index, start, out) -> {
+            beforeTree();
+            return Work.ready(pool.invoke(new Node(0, p.size(), p.branch())).json());
+        };
     }
 
     // ---------------------------------------------------------------- java-virtual: a virtual thread per task
@@ -97,6 +125,7 @@ final class Skynet {
     /** Runs on a virtual thread: a leaf returns, a parent starts a virtual thread per child and joins them. */
     static Result virtual(long num, long size, int branch) throws InterruptedException {
         if (size == 1) return Result.leaf(num);
+        enter();
         long child = size / branch;
         Result[] results = new Result[branch]; // results[i] written by child i before it ends, read after join
         Thread[] children = new Thread[branch];
@@ -106,6 +135,7 @@ final class Skynet {
             children[i] = Thread.startVirtualThread(() -> results[slot] = virtualChild(childNum, child, branch));
         }
         for (Thread t : children) t.join();
+        exit();
         return Result.parentOf(List.of(results));
     }
 
@@ -119,6 +149,7 @@ final class Skynet {
 
     static Work.Iteration virtualThreads(Params p) {
         return (index, start, out) -> {
+            beforeTree();
             Result[] root = new Result[1];
             Thread t = Thread.startVirtualThread(() -> root[0] = virtualChild(0, p.size(), p.branch()));
             t.join();

@@ -70,6 +70,7 @@ public class StructuredStyle implements Style {
     /** skynet: main opens a scope and forks the root; every parent opens its own scope and forks its children. */
     static Work.Iteration skynet(Skynet.Params p) {
         return (index, start, out) -> {
+            Skynet.beforeTree();
             try (var scope = StructuredTaskScope.open()) {
                 var root = scope.fork(() -> skynetNode(0, p.size(), p.branch()));
                 scope.join();
@@ -81,6 +82,7 @@ public class StructuredStyle implements Style {
     /** A leaf returns; a parent forks one subtask (a virtual thread) per child in its own scope and joins them. */
     static Skynet.Result skynetNode(long num, long size, int branch) throws InterruptedException {
         if (size == 1) return Skynet.Result.leaf(num);
+        Skynet.enter();
         long child = size / branch;
         try (var scope = StructuredTaskScope.open()) {
             List<StructuredTaskScope.Subtask<Skynet.Result>> children = new ArrayList<>(branch);
@@ -91,6 +93,7 @@ public class StructuredStyle implements Style {
             scope.join(); // all children succeeded (the default joiner throws otherwise)
             List<Skynet.Result> results = new ArrayList<>(branch);
             for (var c : children) results.add(c.get());
+            Skynet.exit();
             return Skynet.Result.parentOf(results);
         }
     }

@@ -2,6 +2,7 @@ package concbench;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -36,6 +37,10 @@ final class ThreadRing implements Work.Iteration {
     private int[] holders;
     private Ring.Samples samples;
     private CountDownLatch go, finished;
+    /** The tasks alive now, kept by the tasks (+1 as one starts, -1 as it ends): the JVM counts
+     * platform threads (ThreadMXBean), not virtual ones, so the same counter serves both kinds. */
+    private final AtomicInteger live = new AtomicInteger();
+    private int aliveAtBarrier;
 
     ThreadRing(Thread.Builder builder, String kind, Ring.Params p) {
         this.builder = builder;
@@ -62,8 +67,10 @@ final class ThreadRing implements Work.Iteration {
             threads[slot] = builder.unstarted(task);
             if (in instanceof ParkInbox pi) pi.owner = threads[slot];
         }
+        int before = live.get();
         for (int slot = 0; slot < n; slot++) Blocking.start(threads[slot], kind, slot, n);
         ready.await();
+        aliveAtBarrier = live.get() - before; // every task, at its inbox (task 1 at the latch)
     }
 
     @Override
@@ -77,13 +84,14 @@ final class ThreadRing implements Work.Iteration {
             } catch (InterruptedException e) {
                 throw new Work.Failure("interrupted while stopping the ring's tasks");
             }
-            return Ring.result(received, holders, samples);
+            return Ring.result(received, holders, samples, aliveAtBarrier);
         };
     }
 
     private void task(int ring, int id, int slot, Inbox in, Inbox out, CountDownLatch ready) {
-        Ring.Samples s = ring == 0 ? samples : null; // ring 1 records clock readings
+        Ring.Samples s = samples.forRing(ring); // ring 1 records clock readings
         long got = 0;
+        live.incrementAndGet();
         try {
             ready.countDown();
             if (id == 1) {
@@ -106,6 +114,7 @@ final class ThreadRing implements Work.Iteration {
             // the ring is stopped after the clock (run's Outcome)
         } finally {
             received[slot] = got;
+            live.decrementAndGet();
         }
     }
 
