@@ -102,6 +102,7 @@ fun main(args: Array<String>) {
     }
 
     val mx = ManagementFactory.getThreadMXBean()
+    val ownCpu = config.workloadName == "ring" || config.workloadName == "skynet"
     // the collector JVM ergonomics chose (G1 on 2+ CPUs, SerialGC's "Copy, MarkSweepCompact" on one)
     val collectors = ManagementFactory.getGarbageCollectorMXBeans().joinToString(", ") { it.name }
     try {
@@ -112,9 +113,11 @@ fun main(args: Array<String>) {
             withContext(Dispatchers.Default) {
                 for (i in 0 until config.warmup + config.iterations) {
                     mx.resetPeakThreadCount()
+                    val cpu0 = if (ownCpu) ProcessCpu.nanos() else 0L
                     val start = System.nanoTime()
                     val outcome = config.workload.run(i, start)
                     val end = System.nanoTime()
+                    val cpu = if (ownCpu) outcome.cpuNs() ?: (ProcessCpu.nanos() - cpu0) else null
                     val elapsed = outcome.timedNs() ?: (end - start)
                     // outside the timed region: the result, the thread counts, the JSON
                     val threads = mx.threadCount
@@ -125,7 +128,7 @@ fun main(args: Array<String>) {
                     result["jvm_nondaemon_threads"] = threads - daemon
                     result["jvm_peak_threads"] = peak
                     result["jvm_gc"] = collectors
-                    Output.iteration(i, i < config.warmup, elapsed, result)
+                    Output.iteration(i, i < config.warmup, elapsed, result, cpu)
                 }
             }
         }

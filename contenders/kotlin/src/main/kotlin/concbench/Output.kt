@@ -16,8 +16,11 @@ object Output {
         if (out.checkError()) throw IllegalStateException("cannot write to stdout")
     }
 
-    fun iteration(index: Int, warmup: Boolean, elapsedNs: Long, result: Map<String, Any?>) =
-        line("""{"type":"iteration","index":$index,"warmup":$warmup,"elapsed_ns":$elapsedNs,"result":${json(result)}}""")
+    /** [cpuNs] (ring, skynet): the line's cpu_ns and cpu_tick_ns (docs/contract.md). */
+    fun iteration(index: Int, warmup: Boolean, elapsedNs: Long, result: Map<String, Any?>, cpuNs: Long? = null) {
+        val cpu = cpuNs?.let { ""","cpu_ns":$it,"cpu_tick_ns":${ProcessCpu.tickNanos}""" } ?: ""
+        line("""{"type":"iteration","index":$index,"warmup":$warmup,"elapsed_ns":$elapsedNs,"result":${json(result)}$cpu}""")
+    }
 
     fun mark(name: String, index: Int, elapsedNs: Long) =
         line("""{"type":"mark","name":${json(name)},"index":$index,"elapsed_ns":$elapsedNs}""")

@@ -9,6 +9,7 @@ import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.channels.ReceiveChannel
 import kotlinx.coroutines.channels.SendChannel
 import kotlinx.coroutines.coroutineScope
+import java.util.concurrent.atomic.AtomicInteger
 
 // ---------------------------------------------------------------------------------------------
 // ring (seed 004's hand-off claim; the Benchmarks Game's thread-ring): R rings of W coroutines,
@@ -20,8 +21,11 @@ import kotlinx.coroutines.coroutineScope
  * hand-offs are sequential (each is a rendezvous), so the writes never race.
  */
 class HandoffClock(passes: Int, private val every: Int) {
-    private val last = passes / every // readings are taken at c = last·every, …, every, 0
-    private val readings = LongArray(last + 1)
+    private val last = if (every > 0) passes / every else -1 // readings at c = last·every, …, every, 0
+    private val readings = LongArray(last + 1) // none at every = 0
+
+    /** Ring 1's members stamp, when there is something to stamp (every > 0). */
+    fun forRing(ring: Int): HandoffClock? = takeIf { ring == 0 && every > 0 }
 
     fun stamp(token: Int) {
         if (token % every == 0) readings[last - token / every] = System.nanoTime()
@@ -29,7 +33,7 @@ class HandoffClock(passes: Int, private val every: Int) {
 
     /** handoff_p50_ns, handoff_p99_ns, handoff_samples; empty below 2 readings (contract). */
     fun summary(): Map<String, Any?> {
-        if (readings.size < 2) return emptyMap()
+        if (readings.size < 2) return mapOf("handoff_samples" to 0)
         // per-hand-off gaps, rounded down to whole ns; sorted for the nearest-rank percentiles
         val gaps = LongArray(readings.size - 1) { (readings[it + 1] - readings[it]) / every }
         gaps.sort()
@@ -54,6 +58,7 @@ private class RingMember(
     private val next: SendChannel<Int>,
     private val finalHolder: CompletableDeferred<Int>,
     private val clock: HandoffClock?,
+    private val live: AtomicInteger,
 ) {
     /**
      * Task 1 holds the token first: it waits for [release], then holds the count H (that is no
@@ -61,6 +66,7 @@ private class RingMember(
      * closed (the shut-down, after the clock stops) and returns the tokens it received.
      */
     suspend fun run(release: Deferred<Unit>?, passes: Int): Long {
+        live.incrementAndGet()
         if (release != null) {
             release.await()
             hold(passes)
@@ -70,6 +76,7 @@ private class RingMember(
             received++
             hold(token)
         }
+        live.decrementAndGet()
         return received
     }
 
@@ -81,6 +88,8 @@ private class RingMember(
 
 private class RingOutcome(
     private val elapsedNs: Long,
+    private val cpuNs: Long,
+    private val alive: Int,
     private val rings: Int,
     private val received: Long,
     private val holders: List<Int>,
@@ -88,12 +97,26 @@ private class RingOutcome(
 ) : Outcome {
     override fun timedNs(): Long = elapsedNs
 
+    override fun cpuNs(): Long = cpuNs
+
     override fun result(): Map<String, Any?> = linkedMapOf<String, Any?>(
         "rings" to rings,
         "passes" to received,
         "holder_min" to holders.min(),
         "holder_max" to holders.max(),
+        "tasks_alive" to alive,
+        "clock_read_ns" to clockReadNanos(),
     ) + clock.summary()
+
+    /** One System.nanoTime(), as ring 1's readings take it: 10 000 in a row, averaged. */
+    private fun clockReadNanos(): Long {
+        val reads = 10_000
+        var sink = 0L
+        val start = System.nanoTime()
+        repeat(reads) { sink += System.nanoTime() }
+        val total = System.nanoTime() - start
+        return if (sink == 0L) 0 else Math.round(total / reads.toDouble())
+    }
 }
 
 class Ring(private val rings: Int, private val size: Int, private val passes: Int, private val sampleEvery: Int) :
@@ -106,6 +129,8 @@ class Ring(private val rings: Int, private val size: Int, private val passes: In
         val release = CompletableDeferred<Unit>()
         val clock = HandoffClock(passes, sampleEvery)
         val finalHolders = List(rings) { CompletableDeferred<Int>() }
+        // coroutines have no runtime count: each member adds itself as it starts, takes itself off as it ends
+        val live = AtomicInteger()
         val inboxes = List(rings) { List(size) { Channel<Int>(Channel.RENDEZVOUS) } }
         // UNDISPATCHED: each coroutine runs on this thread up to its first suspension (receive()
         // on its empty channel, or task 1's release.await()) before async returns, so every
@@ -113,19 +138,22 @@ class Ring(private val rings: Int, private val size: Int, private val passes: In
         val members: List<Deferred<Long>> = (0 until rings).flatMap { r ->
             val ring = inboxes[r]
             (1..size).map { id ->
-                val member = RingMember(id, ring[id - 1], ring[id % size], finalHolders[r], clock.takeIf { r == 0 })
+                val member = RingMember(id, ring[id - 1], ring[id % size], finalHolders[r], clock.forRing(r), live)
                 async(start = CoroutineStart.UNDISPATCHED) { member.run(release.takeIf { id == 1 }, passes) }
             }
         }
+        val alive = live.get() // every member, suspended at its first receive (task 1 at release)
+        val cpu0 = ProcessCpu.nanos()
         val t0 = System.nanoTime()
         release.complete(Unit)
         val holders = finalHolders.awaitAll()
         val elapsed = System.nanoTime() - t0
+        val cpu = ProcessCpu.nanos() - cpu0
         // shut-down, outside the timed region: every member is suspended in receive(); closing
         // its channel ends its for loop and it returns its count
         inboxes.forEach { ring -> ring.forEach { it.close() } }
         val received = members.awaitAll().sum()
-        RingOutcome(elapsed, rings, received, holders, clock)
+        RingOutcome(elapsed, cpu, alive, rings, received, holders, clock)
     }
 
     companion object {

@@ -20,6 +20,9 @@ fun interface Outcome {
      * passes, not the set-up of the rings); null: Main's clock around [Workload.run] is the time.
      */
     fun timedNs(): Long? = null
+
+    /** The process CPU over the workload's own timer when it times itself (ring); null: Main's. */
+    fun cpuNs(): Long? = null
 }
 
 /** A workload, set up once from its parameters (outside the timed region). */
@@ -57,7 +60,7 @@ fun workload(name: String, p: Params): Workload = when (name) {
         rings = p.int("rings", 1),
         size = p.int("size", 2),
         passes = p.int("passes", 1, 100_000_000),
-        sampleEvery = p.int("sample-every", 1),
+        sampleEvery = p.int("sample-every", 0), // 0: no clock read in the passes
     )
     "skynet" -> Skynet(p.long("size", 1, 100_000_000), p.int("branch", 2))
     else -> throw BadInput("unknown workload '$name'")
