@@ -129,3 +129,23 @@ def test_the_rings_handoff_keys_are_checked(change, words):
 def test_skynet_asks_for_the_first_leaf_and_its_ancestors_alive():
     assert skynet.alive_at_first_leaf({"size": 1_000_000, "branch": 10}) == 7
     assert skynet.alive_at_first_leaf({"size": 1, "branch": 10}) == 1
+
+
+@pytest.mark.measures
+def test_skynets_bytes_per_task_are_above_the_rss_just_before_the_tree(fake_bench):
+    """fake-treemem holds 48 MiB during every tree and keeps 64 MiB after its warm-up: the
+    measured tree's figure is its own 48 MiB, not the process's peak (20 + 64 + 48 MiB)."""
+    cell = _cell(fake_bench, "skynet", "fake-treemem", SKYNET)
+    assert cell["status"] == "ok", cell["reason"]
+    tasks = skynet.tasks_in_tree({"size": 1000, "branch": 10})
+    grown = cell["stats"]["rss_growth_bytes_per_unit"]["median"] * tasks / 2**20
+    assert 40 <= grown <= 56, grown
+    assert cell["runs"][0]["iterations"][0]["rss_growth_bytes"] is None  # no line before it
+
+
+def test_a_cold_tree_has_no_bytes_per_task(fake_bench):
+    res = fake_bench("run", "skynet", "--contender", "fake-good", "--param", "size=1000",
+                     "--param", "branch=10", "--runs", "1", "--warmup", "0", "--iterations", "1")
+    assert res.code == 0, res.stderr
+    cell = fake_bench.last()["cells"][0]
+    assert cell["status"] == "ok" and "rss_growth_bytes_per_unit" not in cell["stats"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from concbench import warnings
 from concbench.batch.contract_check import (lower_bound_problems, mark_problems, parse_iterations,
                                             sequence_problems)
-from concbench.batch import own_cpu
+from concbench.batch import iteration_memory, own_cpu
 from concbench.batch.executor import ProcessOutcome, execute
 from concbench.manifest import Contender
 from concbench.proc.cgroups import Limits
@@ -110,6 +111,9 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
                   req.limits)
     profiles = profiling.finish()
     iterations, problems = parse_iterations(out.messages)
+    grown = iteration_memory.growth(out.messages, out.samples)
+    iterations = [dataclasses.replace(it, rss_growth_bytes=grown.get(it.index))
+                  for it in iterations]
     status, reason = classify(req, out, iterations, problems)
     reported_s = sum(it.elapsed_ns for it in iterations) / 1e9
     return RunResult(

@@ -37,6 +37,10 @@ MAX_LINE_BYTES = 1 << 20
 CPU_AT_LINE = "harness_cpu_s"
 """Key the harness adds to each iteration message: the process tree's CPU seconds (utime +
 stime from /proc, 10 ms ticks) when the line arrived; differences give each iteration's CPU."""
+RSS_AT_LINE, T_AT_LINE = "harness_rss_bytes", "harness_t_s"
+"""Keys the harness adds to each iteration message: the tree's RSS when the line arrived and
+when (the sampler's seconds since spawn), so an iteration's memory can be read above the RSS
+at the previous line, just before it started."""
 
 
 @dataclass(frozen=True)
@@ -184,8 +188,10 @@ class Supervised:
                 self.errors.append(f"stdout line is not a JSON object: {line[:200]!r}")
             return
         if message.get("type") == "iteration":
-            now = self.sampler.snapshot()  # the tree's CPU when the line arrives
+            now = self.sampler.snapshot()  # the tree's CPU and RSS when the line arrives
             message[CPU_AT_LINE] = now.cpu_s if now else None
+            message[RSS_AT_LINE] = now.rss_bytes if now else None
+            message[T_AT_LINE] = now.t_s if now else None
             if self.cgroup is not None:  # and its cgroup's throttling
                 self.cgroup.mark_iteration()
         if message.get("type") == "mark":

@@ -17,9 +17,11 @@ KEYS = {
     "go_heap_mib": "heap MiB",
     "tokio_workers": "Tokio workers", "tokio_alive_tasks": "Tokio tasks alive after",
     "handoff_p50_ns": "hand-off p50 ns", "handoff_p99_ns": "hand-off p99 ns",
+    "clock_read_ns": "clock read ns", "tasks_alive": "tasks alive (proof)",
 }
 OUTSIDE = {"cpu_ns_per_unit": "CPU ns per {unit}",
-           "ctx_switches_per_unit": "context switches per {unit}"}
+           "ctx_switches_per_unit": "context switches per {unit}",
+           "rss_growth_bytes_per_unit": "bytes per {unit} above the RSS before"}
 """Figures the harness measures from outside, per unit of the workload's throughput."""
 
 

@@ -29,6 +29,10 @@ class Iteration:
     it reports none (docs/contract.md, "Output")."""
     cpu_tick_ns: int | None = None
     """The resolution of the clock behind cpu_ns, as the contender reports it (ns)."""
+    rss_growth_bytes: int | None = None
+    """The highest RSS of the process tree sampled during the iteration minus its RSS at the
+    previous iteration's line, just before this one started (bytes; batch.iteration_memory).
+    None for the first iteration, which has no line before it."""
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,15 @@ def _cpu_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
     return summarize([it.cpu_s * 1e9 / units for it in outside])
 
 
+def _growth_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
+    """Bytes per unit above the RSS just before each measured iteration; None for the whole
+    cell when one has no such reading (a cold first iteration has no line before it)."""
+    measured = [it for r in ok_runs for it in r.measured()]
+    if not measured or not units or any(it.rss_growth_bytes is None for it in measured):
+        return None
+    return summarize([it.rss_growth_bytes / units for it in measured])
+
+
 def _per_unit(params: dict[str, Any], units: float,
               ok_runs: list[RunResult]) -> dict[str, Summary | None]:
     """CPU (above) and context switches per unit of work (hand-off, task, event).
@@ -100,6 +109,8 @@ def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
         "cpu_s": _per_run(ok_runs, lambda r: r.cpu_s),
     }
     found.update(_per_unit(params, units, ok_runs))
+    if spec.growth_per_unit:
+        found["rss_growth_bytes_per_unit"] = _growth_per_unit(units, ok_runs)
     for mark in spec.marks:
         at_mark = [r.marks[mark] for r in ok_runs if mark in r.marks]
         found[f"{mark}_rss_bytes"] = summarize([m["rss_bytes"] for m in at_mark if m["rss_bytes"]])

@@ -46,6 +46,9 @@ class WorkloadSpec:
     own_cpu: bool = False
     """Every iteration must report its CPU from the contender's own process CPU clock
     (cpu_ns, cpu_tick_ns): the CPU per unit is then read over the timed region alone."""
+    growth_per_unit: bool = False
+    """Report rss_growth_bytes_per_unit: each iteration's RSS growth above the RSS just before
+    it, per unit (skynet's bytes per task; batch.iteration_memory)."""
     unmeasured: Callable[[Params], dict[str, str]] | None = None
     """Cell statistics these params cannot give, each with why: a ring that reads the clock
     inside its passes has no clean throughput (stats key -> reason)."""

@@ -69,5 +69,6 @@ SPEC = WorkloadSpec(
     pool_param=None,
     result_problems=_result_problems,
     own_cpu=True,
+    growth_per_unit=True,
     param_problems=_problems,
 )
