@@ -104,10 +104,24 @@ def test_one_iteration_too_short_for_its_clock_leaves_the_whole_cell_without_cpu
 
 
 def test_the_two_cpu_readings_disagree_only_beyond_a_tick_of_each():
-    agree = [_it(10**9, 500_000_000, 1, cpu_s=0.49)]  # within the harness's 10 ms tick
-    assert own_cpu.disagreement(agree) is None
-    apart = [_it(10**9, 500_000_000, 1, cpu_s=0.2)]
-    assert "own CPU clock saw more" in own_cpu.disagreement(apart)
+    # the second line was read late: its span missed 20 ms its timer saw, the first's holds them
+    late = [_it(10**9, 500_000_000, 1, cpu_s=0.6, index=0),
+            _it(10**9, 500_000_000, 1, cpu_s=0.48, index=1)]
+    assert own_cpu.disagreement(late) is None
+    within_a_tick = [_it(10**9, 500_000_000, 1, cpu_s=0.491, index=0)]
+    assert own_cpu.disagreement(within_a_tick) is None
+    apart = [_it(10**9, 500_000_000, 1, cpu_s=0.3, index=0)]
+    assert "more than the 300.0 ms the harness read" in own_cpu.disagreement(apart)
+
+
+def test_a_wall_clock_read_as_the_cpu_clock_is_a_warning(fake_bench):
+    cell = _cell(fake_bench, "ring", "fake-cpuwall", ["rings=1", "size=2", "passes=1000",
+                                                      "sample-every=0"])
+    assert cell["status"] == "ok", cell["reason"]  # 0.25 s on one of the CPUs: not impossible
+    assert any("own CPU clock saw" in w for w in cell["warnings"]), cell["warnings"]
+    good = _cell(fake_bench, "ring", "fake-burn", ["rings=1", "size=2", "passes=1000",
+                                                   "sample-every=0"])
+    assert not any("own CPU clock saw" in w for w in good["warnings"]), good["warnings"]
 
 
 @pytest.mark.parametrize("change, words", [

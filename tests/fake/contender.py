@@ -15,7 +15,7 @@ sum, no tree), sharedsleep (fanout: one sleep serves the three sub-fetches), sha
 tasks started later sleep less), foldcpu (sleep-tasks: the CPU loop's closed form, as a
 compiler folding Σ i % 2 reports it), seqring (ring: a counting loop, no task alive),
 seqtree (skynet: a plain recursion, no task spawned), cpuover (a cpu_ns no process could
-spend: more than its wall time on every CPU), nocpu (no cpu_ns at all). burn spends 0.3 s of
+spend: more than its wall time on every CPU), cpuwall (the wall time as cpu_ns), nocpu (no cpu_ns at all). burn spends 0.3 s of
 CPU in every iteration, burnafter 0.3 s after its clock stops (before its line); treemem
 holds 48 MiB for 0.15 s in every iteration and leaves 64 MiB behind after the first.
 allocate touches 256 MiB before its first iteration (past a smaller --memory limit, the
@@ -282,6 +282,8 @@ def own_cpu(mode: str, cpu_start: int, elapsed_ns: int) -> dict:
     cpu = time.process_time_ns() - cpu_start
     if mode == "cpuover":
         cpu = 3 * elapsed_ns * len(os.sched_getaffinity(0))
+    if mode == "cpuwall":  # a wall clock read for the CPU one: its sleeps count as CPU
+        cpu = elapsed_ns
     return {"cpu_ns": cpu, "cpu_tick_ns": 1}
 
 
@@ -299,7 +301,7 @@ def iteration(mode: str, workload: str, p: dict, pool, index: int) -> None:
                   "elapsed_ns": time.perf_counter_ns() - start})
         if mode == "sharedtimer":  # one timer armed at the start: the hold counts from there
             wait = p["hold-ms"] / 1000 - delay + 0.001
-    time.sleep(0.25 if mode == "burnafter" else wait)  # its timer long enough for 10 ms ticks
+    time.sleep(0.25 if mode in ("burnafter", "cpuwall") else wait)  # its timer long enough for 10 ms ticks
     if mode == "burn":  # 0.3 s of this process's CPU in every iteration
         spin(0.3)
     if mode == "treemem":  # 48 MiB held for 0.15 s inside the timer, then freed
