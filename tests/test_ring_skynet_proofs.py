@@ -107,11 +107,12 @@ def test_the_two_cpu_readings_disagree_only_beyond_a_tick_of_each():
     # the second line was read late: its span missed 20 ms its timer saw, the first's holds them
     late = [_it(10**9, 500_000_000, 1, cpu_s=0.6, index=0),
             _it(10**9, 500_000_000, 1, cpu_s=0.48, index=1)]
-    assert own_cpu.disagreement(late) is None
-    within_a_tick = [_it(10**9, 500_000_000, 1, cpu_s=0.491, index=0)]
-    assert own_cpu.disagreement(within_a_tick) is None
+    assert own_cpu.disagreement(late, cpus=2) is None
+    # a tick truncated, and a tick unaccounted on each of two running CPUs
+    within_ticks = [_it(10**9, 500_000_000, 1, cpu_s=0.471, index=0)]
+    assert own_cpu.disagreement(within_ticks, cpus=2) is None
     apart = [_it(10**9, 500_000_000, 1, cpu_s=0.3, index=0)]
-    assert "more than the 300.0 ms the harness read" in own_cpu.disagreement(apart)
+    assert "more than the 300.0 ms the harness read" in own_cpu.disagreement(apart, cpus=2)
 
 
 def test_a_wall_clock_read_as_the_cpu_clock_is_a_warning(fake_bench):

@@ -137,7 +137,7 @@ def measure(req: RunRequest, samples_path: Path | None = None) -> RunResult:
         sampler_kind=out.sampler_kind,
         warnings=((warnings.escaped_processes(out.escaped),) if out.escaped else ())
         + tuple(profiling.notes)
-        + tuple(w for w in (own_cpu.disagreement(iterations),) if w)
+        + tuple(w for w in (own_cpu.disagreement(iterations, own_cpu.usable_cpus()),) if w)
         + tuple(w for w in (oom_warning(out.cgroup),) if w and status == "ok"),
         profiles=profiles,
         cgroup=out.cgroup.to_dict() if out.cgroup else None,
