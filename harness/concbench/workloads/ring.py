@@ -4,8 +4,11 @@ a token H times, each task waiting on its runtime's own hand-off primitive. W = 
 
 Task ids run 1..W; task 1 holds the token first, so after H passes the token is at task
 (H mod W) + 1. Each task counts the passes it received; the sums and the final holder of every
-ring prove that no pass was skipped. Only the passes are timed: the rings are spawned before the
-clock starts and stopped after it stops (docs/contract.md)."""
+ring prove that no pass was skipped, and the runtime's own count of live tasks at the barrier
+proves they were R·W concurrent tasks, not a counting loop. Only the passes are timed: the rings
+are spawned before the clock starts and stopped after it stops (docs/contract.md). A ring that
+reads the clock inside its passes (sample-every ≥ 1) gives the latency, one that does not (0)
+the throughput and CPU."""
 
 from __future__ import annotations
 
