@@ -87,6 +87,7 @@ func newRing(p params) (runner, error) {
 		cpu := processCPU() - cpu0
 		res := rs.stop(holderMin, holderMax, samples)
 		res.TasksAlive, res.ClockReadNs = alive, clockReadNs(rs.base)
+		settle(before)
 		return elapsed, timedCPU{res, cpu}
 	}, nil
 }
@@ -185,6 +186,16 @@ func handoffSamples(readings []int64, every int, samples []int64) []int64 {
 		samples = append(samples, (readings[s-1]-readings[s])/int64(every))
 	}
 	return samples
+}
+
+// settle waits (at most a second, outside the clock) until the goroutines
+// this iteration started have exited, not only marked themselves ended, so
+// the next iteration's count before its rings is the main goroutine's alone
+// and its tasks_alive counts its own rings only.
+func settle(before int) {
+	for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
 }
 
 // clockReadNs is the cost of one reading as ring 1 takes it (time.Since: a

@@ -63,10 +63,22 @@ run(R, W, H, K) ->
     CpuLine = concbench:cpu(Cpu),
     [First ! stop || First <- Firsts],
     Received = lists:sum([receive {Tag, received, N} -> N end || _ <- lists:seq(1, R * W)]),
+    settle(Before, erlang:monotonic_time(millisecond) + 1000),
     {Elapsed, [{rings, R}, {passes, Received},
                {holder_min, lists:min(Holders)}, {holder_max, lists:max(Holders)},
                {tasks_alive, Alive}, {clock_read_ns, concbench:clock_read_ns()}
                | summary(Stamps, Last, K)], CpuLine}.
+
+%% settle waits (at most a second, outside the clock) until the members, which
+%% report their count as their last act, have exited: the next iteration's
+%% process_count before its spawns then holds none of them, and its tasks_alive
+%% counts its own members only.
+settle(Before, Deadline) ->
+    case erlang:system_info(process_count) > Before andalso
+         erlang:monotonic_time(millisecond) < Deadline of
+        true -> erlang:yield(), settle(Before, Deadline);
+        false -> ok
+    end.
 
 %% build spawns a ring and returns member 1. Member 1 is spawned first and told
 %% its successor once member 2 exists; members W..2 are spawned backwards, each
