@@ -164,3 +164,14 @@ def test_a_cold_tree_has_no_bytes_per_task(fake_bench):
     assert res.code == 0, res.stderr
     cell = fake_bench.last()["cells"][0]
     assert cell["status"] == "ok" and "rss_growth_bytes_per_unit" not in cell["stats"]
+
+
+@pytest.mark.parametrize("passes, every, left_out", [
+    (1_000_000, 0, {"result.handoff_p99_ns"}),  # no samples at all
+    (1_000_000, 1, {"throughput_per_s", "cpu_ns_per_unit"}),  # a clock read in every pass
+    (20_000, 100, {"throughput_per_s", "cpu_ns_per_unit", "result.handoff_p99_ns"}),  # 200
+    (1_000_000, 1000, set()),  # reads cost < 0.1 ns a pass, 1 000 samples
+])
+def test_what_a_ring_cell_cannot_show(passes, every, left_out):
+    params = {"rings": 1, "size": 2, "passes": passes, "sample-every": every}
+    assert set(ring.SPEC.unmeasured(params)) == left_out
