@@ -61,6 +61,7 @@ def _server_run(k: float, syscalls: bool, cgroup: dict[str, Any] | None,
         "window": {"window_s": 10.0, "cpu_s": 2.3 * k, "cpu_percent": 23.0 * k,
                    "peak_rss_bytes": int(30e6 * k), "peak_threads": int(9 * k)},
         "cpu_per_request": {"responses": int(20_000 * k), "server_us": 115.0 * k,
+                            "server_us_without_jit": 103.5 * k,
                             "generator_us": 35.0 * k, "server_source": "cgroup"},
         "syscalls": {"per_request": per, "requests": int(20_000 * k)} if syscalls else None,
         "capacity": {"capacity_per_s": 1875.0 * k} if open_loop else None}

@@ -139,6 +139,7 @@ class Concbench:
                     "CONCBENCH_RESULTS": str(root / "results"),
                     "CONCBENCH_CACHE": str(root / "cache"),
                     "CONCBENCH_STORE": str(root / "results" / "store.sqlite")}
+        _share_tools(root / "cache")
 
     def __call__(self, *args: str, timeout: float | None = None) -> Result:
         done = subprocess.run([sys.executable, "-m", "concbench", *args], env=self.env,
@@ -152,6 +153,18 @@ class Concbench:
 
     def last(self) -> dict:
         return self.results()[-1]
+
+
+def _share_tools(cache: Path) -> None:
+    """A bench's own cache gets the repo's load generators and profilers (cache/tools, where
+    cargo builds oha and inferno), so no test builds them again: the first that needs one
+    builds it there, as a user's first run does (.ci/run builds them up front)."""
+    shared = REPO / ".concbench-cache" / "tools"
+    shared.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    link = cache / "tools"
+    if not link.exists():
+        link.symlink_to(shared, target_is_directory=True)
 
 
 class InProcess(Concbench):
@@ -247,12 +260,14 @@ def jdk25() -> Path:
 
 @pytest.fixture(scope="session")
 def wrk() -> str:
-    """The load generator of the server tests, installed as the harness installs it."""
+    """The load generators of the server tests (oha, the default, and wrk), installed or built
+    as the harness does it; returns wrk's path."""
     from concbench import tools
 
-    reason = tools.ensure("wrk")
-    if reason is not None:
-        pytest.skip(f"wrk is needed: {reason}")
+    for name in ("oha", "wrk"):
+        reason = tools.ensure(name)
+        if reason is not None:
+            pytest.skip(f"{name} is needed: {reason}")
     return str(tools.path("wrk"))
 
 

@@ -98,7 +98,7 @@ def test_a_failed_window_ends_the_search_with_what_it_had():
     assert failure == ("crash", "gone") and found.windows == ()
 
 
-@pytest.mark.parametrize("bad", [["--param", "slo-p99-ms=5"],
+@pytest.mark.parametrize("bad", [["--param", "slo-p99-ms=5", "--param", "loadgen=wrk"],
                                  ["--param", "slo-p99-ms=5", "--param", "loadgen=oha",
                                   "--param", "rate=100"]])
 def test_a_search_without_oha_or_with_a_rate_is_refused(cli, bad):

@@ -42,6 +42,7 @@ def test_think_time_spaces_requests_and_the_scan_reads_back_a_thread_per_connect
         fake_bench):
     res = fake_bench("run", "http-hello", "--contender", "fake-server", "--runs", "1",
                      "--param", f"think-ms={THINK_MS}", "--param", f"duration-s={WINDOW_S}",
+                     "--param", "loadgen=wrk",
                      "--param", "warmup-s=0", "--scan", "connections=" + ",".join(map(str, SIZES)))
     assert res.code == 0, res.stderr
     doc = fake_bench.last()

@@ -22,11 +22,8 @@ STALL_CAPACITY = 100
 
 @pytest.fixture
 def bench(fake_bench, oha: Path):
-    """fake_bench whose cache holds the repo's oha (the `oha` fixture builds it once)."""
-    tools = Path(fake_bench.env["CONCBENCH_CACHE"]) / "tools"
-    tools.mkdir(parents=True, exist_ok=True)
-    built = oha.parent.parent
-    os.symlink(built, tools / built.name)
+    """fake_bench with the repo's oha (the `oha` fixture builds it once; every bench's cache
+    shares the repo's tools: tests/conftest.py)."""
     return fake_bench
 
 

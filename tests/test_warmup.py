@@ -1,5 +1,6 @@
-"""The warm-up rule (server.warmup): fixed, or windows until the rate stops climbing and the
-JIT compiler threads are quiet, capped, each window recorded."""
+"""The warm-up rule (server.warmup): fixed, or windows until the rate stops moving (neither
+climbing nor falling) and the JIT compiler threads are within their budget, capped, each
+window recorded."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import subprocess
 import pytest
 
 from concbench.server.loadgen import LoadResult
-from concbench.server.warmup import (JIT_QUIET_SHARE, WarmupPolicy, WarmupWindow, is_steady,
+from concbench.server.steadiness import JIT_BUDGET
+from concbench.server.warmup import (WarmupPolicy, WarmupWindow, is_steady,
                                      jit_cpu_s, local_probe, warm_up)
 
 pytestmark = pytest.mark.measures  # tests/conftest.py: one measuring test at a time
@@ -34,10 +36,17 @@ def test_a_climbing_rate_is_not_steady_and_a_flat_noisy_one_is():
     assert not is_steady(noisy[:3], 5), "fewer than four windows is never steady"
 
 
+def test_a_falling_rate_is_not_steady_either():
+    falling = [_window(r) for r in (20_000, 19_900, 17_000, 16_800)]
+    assert not is_steady(falling, 5)
+    assert is_steady([_window(r) for r in (20_000, 19_900, 19_400, 19_600)], 5)
+
+
 def test_a_busy_jit_keeps_the_warm_up_going_even_on_a_flat_rate():
     flat = [_window(16_000) for _ in range(3)]
     assert not is_steady([*flat, _window(16_000, jit=0.2)], 5)
-    assert is_steady([*flat, _window(16_000, jit=JIT_QUIET_SHARE / 2)], 5)
+    assert not is_steady([*flat, _window(16_000, jit=JIT_BUDGET * 1.5)], 5)
+    assert is_steady([*flat, _window(16_000, jit=JIT_BUDGET / 2)], 5)
 
 
 def test_warm_up_stops_when_steady_and_records_every_window():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from concbench import paths, toolchains, ui, workloads
+from concbench import paths, toolchains, tools, ui, workloads
 from concbench.build import Builder
 from concbench.manifest import Contender
 
@@ -59,4 +59,21 @@ def build(contenders: list[Contender], force: bool) -> bool:
         else:
             all_ok = False
             ui.out.print(f"[red]{tc.name}[/]: {outcome.reason}", highlight=False)
+    return build_load_generators() and all_ok
+
+
+LOAD_GENERATORS = ("oha", "wrk")
+"""What the server workloads load with (workloads.server's loadgen): installed or built with
+the contenders, so that a first server run does not wait minutes for cargo."""
+
+
+def build_load_generators() -> bool:
+    all_ok = True
+    for name in LOAD_GENERATORS:
+        problem = tools.ensure(name, lambda m: ui.err.print(f"[cyan]{m}[/]"))
+        if problem:
+            all_ok = False
+            ui.out.print(f"[red]{name}[/]: {problem}", highlight=False)
+        else:
+            ui.out.print(f"[green]{name}[/]: {tools.version(name)}", highlight=False)
     return all_ok

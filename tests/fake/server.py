@@ -17,7 +17,11 @@ size), cpus (its ready line claims 3 CPUs), backlog (a listen backlog of 1 and a
 the kernel's listen queue overflows under load), epollctl (two epoll_ctl calls per request,
 which the good server never makes: tests/test_syscall_counts.py), burn (hello: burns
 BURN_CPU_S of its own thread's CPU per request: tests/test_rate_curve.py), stall (hello: one
-request at a time, each holding the server STALL_S: at most 1/STALL_S requests/s).
+request at a time, each holding the server STALL_S: at most 1/STALL_S requests/s),
+slowing (hello: each answer waits SLOWING_PER_S times the seconds since the first request,
+so the rate falls steadily: tests/test_continuous_load.py), capped (accepts CAPPED
+connections, then leaves the rest in its listen queue, unanswered, as a server with a
+connection limit of its own does).
 """
 
 import json
@@ -39,6 +43,9 @@ EPOLL = select.epoll()
 BURN_CPU_S = 0.003
 STALL_S = 0.01
 STALL = threading.Lock()
+SLOWING_PER_S = 0.002
+FIRST = []
+CAPPED = 4
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
 """Modes that cheat from the second request on a connection on."""
 
@@ -138,6 +145,9 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "stall":
             with STALL:
                 time.sleep(STALL_S)
+        if MODE == "slowing":
+            FIRST[:] = FIRST or [time.monotonic()]
+            time.sleep(SLOWING_PER_S * (time.monotonic() - FIRST[0]))
         n = 199 if MODE == "wrongbody" else 200
         fill = b"y" if MODE == "rotbody" and served[0] > 300 else b"x"
         body = fill * (n - 1) + b"\n"
@@ -174,10 +184,15 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1 if MODE == "backlog" else 512
+    accepted = 0
 
     def get_request(self):
         if MODE == "backlog":
             time.sleep(0.05)  # accept slowly: connections pile up in a queue of one
+        if MODE == "capped" and self.accepted >= CAPPED + 1:  # the harness's probe, then CAPPED
+            while True:
+                time.sleep(3600)
+        self.accepted += 1
         return super().get_request()
 
 

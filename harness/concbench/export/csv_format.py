@@ -18,10 +18,14 @@ from concbench.stats import syscall_cell
 SERVER_COLUMNS = ("requests_per_s", "latency_p50_ms", "latency_p99_ms", "latency_p999_ms",
                   "latency_max_ms", "errors_total", "server_cpu_percent",
                   "server_peak_rss_bytes", "server_peak_threads", "generator_cpu_percent",
-                  "startup_s", "server_cpu_us_per_request", "generator_cpu_us_per_request",
+                  "startup_s", "server_cpu_us_per_request",
+                  "server_cpu_us_per_request_without_jit", "generator_cpu_us_per_request",
                   "offered_per_s", "achieved_ratio", "saturated", "capacity_per_s")
 """Medians of the server workloads' figures (empty for batch workloads; capacity_per_s only
-for cells that searched their capacity at a p99 target, slo-p99-ms)."""
+for cells that searched their capacity at a p99 target, slo-p99-ms).
+server_cpu_us_per_request_without_jit is the server's CPU per request less its JIT compiler
+threads' CPU over the window (server.cpu_per_request; equal to server_cpu_us_per_request for a
+server without a JIT, empty for runs recorded before it existed)."""
 
 COLUMNS = ("workload", "contender", "params", "status", "reason", "n", "median_s", "mean_s",
            "stddev_s", "min_s", "max_s", "ci95_low_s", "ci95_high_s", "cv", "ideal_s",

@@ -95,15 +95,26 @@ def versus_header(group: list[CellResult]) -> str:
 
 
 HEADERS = ("capacity/s", "requests/s", "95% CI", "offered/s", "behind", "p50", "p99", "p99.9",
-           "max", "errors", "server CPU", "server µs/req", "server RSS", "threads", "gen CPU",
+           "max", "errors", "server CPU", "server µs/req", "excl. JIT", "server RSS", "threads",
+           "gen CPU",
            "gen µs/req", "start-up", "warm-up", "n")
 """requests/s is the ok responses per second achieved; OPEN_LOOP's columns are there when a
 cell of the table was offered a rate (oha): the median offered rate and whether the server fell
 behind it (server.saturation), as "yes", "no" or the runs that did ("1/3"). capacity/s is
 there when a cell searched its capacity at a p99 target (slo-p99-ms, server.capacity): the
-median over runs of the highest rate that held; its window then ran at that rate."""
+median over runs of the highest rate that held; its window then ran at that rate. "excl. JIT"
+is the server µs/req less the JIT compiler threads' CPU (server.cpu_per_request), there when a
+cell of the table ran a JIT."""
 OPEN_LOOP = ("offered/s", "behind")
 CAPACITY = ("capacity/s",)
+WITHOUT_JIT = ("excl. JIT",)
+
+
+def _jit(group: list[CellResult]) -> bool:
+    """Some cell's server has a JIT whose CPU was taken out of its CPU per request."""
+    return any(_median(c, "server_cpu_us_per_request_without_jit") is not None
+               and _median(c, "server_cpu_us_per_request_without_jit")
+               != _median(c, "server_cpu_us_per_request") for c in group)
 
 
 def _offered(cell: CellResult) -> bool:
@@ -119,7 +130,7 @@ def headers(group: list[CellResult]) -> tuple[str, ...]:
     """HEADERS, without OPEN_LOOP's columns in a table of closed-loop cells only, and without
     CAPACITY's where no cell searched."""
     left_out = (() if any(_offered(c) for c in group) else OPEN_LOOP) \
-        + (() if _searched(group) else CAPACITY)
+        + (() if _searched(group) else CAPACITY) + (() if _jit(group) else WITHOUT_JIT)
     return tuple(h for h in HEADERS if h not in left_out)
 
 
@@ -145,6 +156,8 @@ def row(cell: CellResult, group: list[CellResult]) -> tuple[str, ...]:
             units.milliseconds(_median(cell, "latency_p999_ms")), units.milliseconds(_median(cell, "latency_max_ms")),
             units.count(errors), _pct(_median(cell, "server_cpu_percent")),
             _us(_median(cell, "server_cpu_us_per_request")),
+            *((_us(_median(cell, "server_cpu_us_per_request_without_jit")),)
+              if _jit(group) else ()),
             units.size(_median(cell, "server_peak_rss_bytes")),
             units.count(_median(cell, "server_peak_threads")),
             _pct(_median(cell, "generator_cpu_percent")),

@@ -63,6 +63,10 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "window": window.to_dict() if window else None,
         "warmup": run.warmup.to_dict() if run.warmup else None, "settle_s": run.settle_s,
         "window_jit": run.window_jit.to_dict() if run.window_jit else None,
+        "window_jit_cpu_s": run.window_jit_cpu_s,
+        "continuous": run.continuous,
+        "steadiness": run.steadiness.to_dict() if run.steadiness else None,
+        "connections_held": run.held.to_dict() if run.held else None,
         "command": argv,
         "rate_probe": run.rate_probe.to_dict() if run.rate_probe else None,
         "cpu_per_request": _cpu_per_request(run, out, window),
@@ -106,7 +110,7 @@ def _capacity(run: RunState, req: ServerRequest) -> dict[str, Any] | None:
 def _cpu_per_request(run: RunState, out: ProcessOutcome,
                      window: WindowMeasures | None) -> dict[str, Any] | None:
     usage = out.cgroup.window_cpu.usage_s if out.cgroup and out.cgroup.window_cpu else None
-    found = cpu_per_request(window, usage, run.load)
+    found = cpu_per_request(window, usage, run.load, run.window_jit_cpu_s)
     return found.to_dict() if found else None
 
 

@@ -21,12 +21,12 @@ from typing import Any
 from concbench.errors import HostError
 from concbench.proc.launch import contender_env
 from concbench.proc.process import KILL_GRACE_S, not_started
-from concbench.profiling import ProfileError, Profiler
 from concbench.resultset.model import RunResult
-from concbench.server import http_probe, jvm_counters, kernel_counters, load_checks
-from concbench.server import syscall_counts
+from concbench.server import http_probe, jvm_counters, load_checks
 from concbench.server.backend import BackendError, LatencyBackend
 from concbench.server.capacity import search_capacity
+from concbench.server.continuous_run import continuous_applies, run_continuous
+from concbench.server.instruments import WindowInstruments
 from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
 from concbench.server.rate_probe import window_rate
@@ -35,7 +35,7 @@ from concbench.server.result import failed_result, run_result
 from concbench.server.sites import LOOPBACK
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
-from concbench.server.warmup import WarmupPolicy, jit_between, warm_up, window_jit_warning
+from concbench.server.warmup import WarmupPolicy, warm_up
 from concbench.workloads.server import Response
 
 __all__ = ["ServerRequest", "measure_server"]
@@ -166,61 +166,23 @@ class _ServerRun(RunState):
                 else jvm_counters.no_counters
         return self._jit_probe
 
+    def instruments(self, proc: ServerProcess,
+                    backend: LatencyBackend | None) -> WindowInstruments:
+        local = self.req.where.server.remote is None and self.req.where.client.remote is None
+        return WindowInstruments(self, proc, backend, self.req.params, self.req.profiler,
+                                 local, self.jit_probe(proc))
+
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
-        backend_before = backend.count() if backend else None
-        local = self.req.where.server.remote is None and self.req.where.client.remote is None
-        kernel_before = kernel_counters.read() if local else None
-        profiler = self._start_profiler(proc)
-        jit_before = self.jit_probe(proc)()
-        syscalls = syscall_counts.begin(proc.pid, proc.where, self.req.params)
-        proc.begin_window()
-        if backend:
-            backend.proc.begin_window()
+        """The measured window on a generator of its own (loadgen=wrk, remote clients)."""
+        instruments = self.instruments(proc, backend)
+        instruments.begin()
         self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured",
                                            self.offered_per_s)
-        proc.end_window()
-        self.syscalls = syscall_counts.end(syscalls)
-        self.window_jit = jit_between(jit_before, self.jit_probe(proc)())
-        jit_warning = window_jit_warning(self.warmup, self.window_jit)
-        if jit_warning:
-            self.warnings.append(jit_warning)
-        self.kernel = kernel_counters.delta(kernel_before, kernel_counters.read() if local
-                                            else None)
-        self._stop_profiler(profiler)
-        if backend and backend_before is not None:
-            backend.proc.end_window()
-            self.backend_window = backend.count().since(backend_before)
-        open_at_end = self.req.params["connections"] * (3 if backend else 1)
-        warning = kernel_counters.warning(self.kernel, open_at_end)
-        if warning:
-            self.warnings.append(warning)
+        instruments.end()
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
-
-    def _start_profiler(self, proc: ServerProcess) -> Profiler | None:
-        profiler = self.req.profiler
-        if profiler is None:
-            return None
-        if proc.where is not None:
-            self.warnings.append(f"no profile: the server runs on {proc.where}; profiling a "
-                                 "remote server is not supported")
-            return None
-        try:
-            profiler.start(proc.pid)
-        except ProfileError as err:
-            self.warnings.append(f"no profile: {err}")
-            return None
-        return profiler
-
-    def _stop_profiler(self, profiler: Profiler | None) -> None:
-        if profiler is None:
-            return
-        try:
-            self.profiles.append(profiler.stop())
-        except ProfileError as err:
-            self.warnings.append(f"no profile: {err}")
 
     def _check_load(self, load: LoadResult) -> Failure | None:
         assert self.server is not None
@@ -255,6 +217,9 @@ class _ServerRun(RunState):
             or self.verify(backend)
         if failure:
             return failure
+        if continuous_applies(self.req):
+            return self.probe_rate(proc) or run_continuous(self, proc, backend) \
+                or self.check_after_load(backend)
         if self.req.params["warmup-s"] > 0:
             failure = self.warm_up(proc)
             if failure:

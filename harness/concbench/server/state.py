@@ -8,10 +8,12 @@ from typing import Any
 
 from concbench.server.backend import BackendCount
 from concbench.server.capacity import CapacitySearch
+from concbench.server.connections_held import Held
 from concbench.server.jvm_counters import JitDelta
 from concbench.server.loadgen import LoadResult
 from concbench.server.rate_grid import RateProbe
 from concbench.server.sites import LOOPBACK
+from concbench.server.steadiness import Steadiness
 from concbench.server.syscall_counts import SyscallWindow
 from concbench.server.warmup import WarmupOutcome
 
@@ -26,6 +28,17 @@ class RunState:
     warmup: WarmupOutcome | None = None
     window_jit: JitDelta | None = None
     """What a JVM server's JIT did during the measured window (its own counters)."""
+    window_jit_cpu_s: float | None = None
+    """CPU of the server's JIT compiler threads over the measured window (None: no JIT)."""
+    window_server_cpu_s: float | None = None
+    """CPU of the server's process tree over the measured window."""
+    continuous: dict[str, Any] | None = None
+    """The one continuous load of the run (server.continuous): None when the generator ran
+    afresh for each window."""
+    steadiness: Steadiness | None = None
+    """The measured window's own verdict (server.steadiness), continuous loads only."""
+    held: Held | None = None
+    """The connections the server held at the window's end (server.connections_held)."""
     load: LoadResult | None = None
     backend_window: BackendCount | None = None
     """The backend's calls and delays served during the measured window."""

@@ -5,20 +5,19 @@ one CPU still compiling on one VM (spring-webflux 6.4k requests/s after 30 s, 20
 120 s) while Reactor Netty had settled within 30 s on another. So by default the warm-up
 runs in consecutive windows and ends when the server is steady:
 
-- the rate has stopped climbing: the best of the last two windows is at most
-  `warmup-steady-pct` above the best of the two before them. Window-to-window noise on a
-  small VM is ±10-15 % (a 5 s window of a settled Go server read 18.1k-23.4k here), so
-  "consecutive windows agree within 5 %" would rarely hold; a climb still shows: a rate
-  rising by more than about half of `warmup-steady-pct` per window never passes; and
-- in a JVM, its JIT has done nothing for JIT_QUIET_WINDOWS windows in a row: no method
-  compiled, no compilation given up, no compiled method thrown away, read from HotSpot's own
-  counters (server.jvm_counters: what `jstat -compiler` reads). The compiler threads' share
-  of the CPU is no such evidence: with 200 runnable request threads on one CPU, the two
-  compiler threads get a small share of it however full their queue is, so the share stays
-  low while methods are still being compiled window after window. A JVM whose counters
-  cannot be read (a server on another host: the agent reports CPU only) falls back to that
-  share: its compiler threads ("C1/C2 CompilerThre…") used at most JIT_QUIET_SHARE of the
-  server's CPU in the last window;
+- the rate has stopped moving: the best of the last two windows is at most
+  `warmup-steady-pct` above the best of the two before them (still climbing otherwise), and
+  the worst of the last two at most that far below the worst of the two before (falling
+  otherwise). Window-to-window noise on a small VM is
+  ±10-15 % (a 5 s window of a settled Go server read 18.1k-23.4k here), so "consecutive
+  windows agree within 5 %" would rarely hold; a steady climb or fall of more than about half
+  of `warmup-steady-pct` per window never passes; and
+- the JIT is within its budget (server.steadiness.JIT_BUDGET): the JIT compiler threads
+  ("C1/C2 CompilerThre…") used at most that share of the server's CPU in the last window. A
+  JVM that still finishes a compilation now and then (code run once per connection, per
+  second or in a timed wait) serves at its steady rate; one whose compiler threads keep a
+  share of the CPU is still changing. The JVM's own counters (server.jvm_counters: methods
+  compiled, given up, thrown away, compile time) are recorded per window as diagnostics.
 
 With think-ms the rate is the generator's pace, connections ÷ (think + latency), whatever
 the server does, so it says nothing about the server settling: a paced warm-up (held
@@ -40,14 +39,13 @@ from typing import Any, Callable
 from concbench import warnings
 from concbench.server.jvm_counters import JitDelta, JitProbe, JitReading, no_counters
 from concbench.server.loadgen import LoadResult
+from concbench.server.steadiness import JIT_BUDGET
 from concbench.server.window import tree_cpu_s, tree_thread_files
 
 STEADY_WINDOWS = 4
 """Two windows compared with the two before them."""
 JIT_QUIET_WINDOWS = 2
-"""Windows in a row in which a JVM's JIT must have done nothing."""
-JIT_QUIET_SHARE = 0.05
-"""The fallback without counters: the compiler threads' most share of the server's CPU."""
+"""Paced loads: windows before the JIT alone is judged."""
 JIT_THREAD_PREFIXES = (b"C1 CompilerThre", b"C2 CompilerThre", b"JVMCI CompilerT")
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -84,6 +82,9 @@ class WarmupWindow:
     """CPU of the JIT compiler threads in this window; None when the server has none."""
     jit: JitDelta | None = None
     """What the JIT did in this window, from the JVM's counters; None without them."""
+    estimated_per_s: float | None = None
+    """Continuous load: the rate the window was judged on while the load ran (requests sent);
+    requests_per_s is then the responses the generator logged in it."""
 
     def jit_share(self) -> float | None:
         if self.jit_cpu_s is None or self.server_cpu_s <= 0:
@@ -149,7 +150,8 @@ def jit_cpu_s(pid: int) -> float | None:
 
 
 def is_steady(windows: list[WarmupWindow], steady_pct: float, paced: bool = False) -> bool:
-    """The rate stopped climbing and the JIT is quiet; paced (think-ms): the JIT alone."""
+    """The rate neither climbs nor falls and the JIT is within budget; paced (think-ms): the
+    JIT alone."""
     if paced:
         return len(windows) >= JIT_QUIET_WINDOWS and jit_quiet(windows)
     if len(windows) < STEADY_WINDOWS:
@@ -157,18 +159,17 @@ def is_steady(windows: list[WarmupWindow], steady_pct: float, paced: bool = Fals
     rates = [w.requests_per_s for w in windows[-STEADY_WINDOWS:]]
     half = STEADY_WINDOWS // 2
     if max(rates[half:]) > (1 + steady_pct / 100) * max(rates[:half]):
-        return False
+        return False  # still climbing
+    if min(rates[half:]) < (1 - steady_pct / 100) * min(rates[:half]):
+        return False  # falling
     return jit_quiet(windows)
 
 
 def jit_quiet(windows: list[WarmupWindow]) -> bool:
-    """The last JIT_QUIET_WINDOWS windows compiled nothing (by the JVM's counters); without
-    counters, the compiler threads' share of the last window; True without a JIT."""
-    last = windows[-JIT_QUIET_WINDOWS:]
-    if len(last) == JIT_QUIET_WINDOWS and all(w.jit is not None for w in last):
-        return all(w.jit is not None and w.jit.quiet for w in last)
+    """The JIT compiler threads used at most JIT_BUDGET of the server's CPU in the last
+    window; True without a JIT (no compiler threads found)."""
     share = windows[-1].jit_share()
-    return share is None or share <= JIT_QUIET_SHARE
+    return share is None or share <= JIT_BUDGET
 
 
 LoadRun = Callable[[float], LoadResult]

@@ -54,7 +54,11 @@ def _why_not(run: RunResult | None, side: str) -> str | None:
         return f"no {side} run in this round"
     if run.status != "ok":
         return f"{side} run {run.status}"
-    if ((run.server or {}).get("warmup") or {}).get("settled") is False:
+    verdict = (run.server or {}).get("steadiness")
+    if verdict is not None:
+        if not verdict.get("steady"):
+            return f"{side} run not steady in its window"
+    elif ((run.server or {}).get("warmup") or {}).get("settled") is False:
         return f"{side} warm-up did not settle"
     if _rate(run) is None:
         return f"{side} run has no requests/s"

@@ -57,6 +57,8 @@ PER_RUN: dict[str, Callable[[RunResult], Any]] = {
     "cpu_s": lambda r: r.cpu_s,
     **syscall_cell.per_run(),
     "server_cpu_us_per_request": lambda r: _get(r.server, "cpu_per_request", "server_us"),
+    "server_cpu_us_per_request_without_jit": lambda r: _get(r.server, "cpu_per_request",
+                                                            "server_us_without_jit"),
     "generator_cpu_us_per_request": lambda r: _get(r.server, "cpu_per_request",
                                                    "generator_us"),
     "offered_per_s": lambda r: _get(r.load, "open_loop", "offered_per_s"),

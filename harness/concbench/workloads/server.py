@@ -42,7 +42,10 @@ def load_params(connections: int, warmup_s: int, steady_pct: int) -> tuple[Param
                   "(0 = as fast as possible, closed loop); N% offers N % of the closed-loop "
                   "peak probed once per grid (server.rate_grid); auto (in --scan or "
                   "--param) is the grid 10%,25%,50%,75%,90%,100%", 0, 10_000_000),
-        Param("loadgen", "wrk", "load generator", choices=("wrk", "oha")),
+        Param("loadgen", "oha", "load generator: oha (one continuous load per run: warm-up "
+              "and window on the same connections, every response logged; server.continuous) "
+              "or wrk (a fresh process per warm-up window and for the window; think-ms)",
+              choices=("oha", "wrk")),
         Param("syscalls", "false", "true: count the server's system calls, context switches "
               "and page faults per request over the measured window (perf stat; "
               "docs/servers.md gives its cost)", choices=("false", "true")),

@@ -1,0 +1,131 @@
+"""The warm-up and the measured window of a server run as one continuous load
+(server.continuous): lead-in, warm-up windows judged as the load runs, the measured window
+with its instruments, then the generator's log cut into exact figures and the window's own
+verdict (server.steadiness) and connections held (server.connections_held).
+
+Applies when oha drives the load from this machine at a fixed rate or closed loop; a capacity
+search (several rates, one window each), a think time (wrk's pacing) or a generator on another
+host run each window on a generator of their own (server.run).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from concbench.server import connections_held, continuous as cont
+from concbench.server.backend import LatencyBackend
+from concbench.server.instruments import WindowInstruments
+from concbench.server.loadgen import LoadError, LoadResult
+from concbench.server.process import ServerProcess
+from concbench.server.request import ServerRequest
+from concbench.server.warmup import WarmupPolicy, warm_up
+
+Failure = tuple[str, str]
+DEFAULT_TOLERANCE_PCT = 5.0
+"""The window's drift tolerance when the warm-up is fixed (warmup-steady-pct = 0)."""
+
+
+class Run(Protocol):
+    """What of server.run's run state this module uses."""
+
+    req: ServerRequest
+    target: tuple[str, int]
+    offered_per_s: int | None
+    warnings: list[str]
+    load: LoadResult | None
+    warmup: Any
+    steadiness: Any
+    held: Any
+    continuous: dict[str, Any] | None
+
+    def jit_probe(self, proc: ServerProcess) -> Any: ...
+
+    def instruments(self, proc: ServerProcess,
+                    backend: LatencyBackend | None) -> WindowInstruments: ...
+
+    def _died(self, proc: ServerProcess, phase: str) -> Failure | None: ...
+
+    def _check_load(self, load: LoadResult) -> Failure | None: ...
+
+
+def continuous_applies(req: ServerRequest) -> bool:
+    p = req.params
+    return (p["loadgen"] == "oha" and req.where.client.remote is None
+            and not p.get("slo-p99-ms") and not p.get("think-ms"))
+
+
+def _spec(run: Run) -> Any:
+    p = run.req.params
+    longest = float(p["warmup-s"]) + float(p["duration-s"]) + cont.LEAD_IN_S \
+        + cont.OPEN_LOOP_TAIL_S
+    spec = run.req.load_spec(run.target, longest, run.offered_per_s)
+    return spec
+
+
+def run_continuous(run: Run, proc: ServerProcess,
+                   backend: LatencyBackend | None) -> Failure | None:
+    """Lead-in, warm-up, window and log of one run; the run's failure, or None."""
+    p = run.req.params
+    try:
+        load = cont.ContinuousLoad(_spec(run), lambda: run._died(proc, "continuous"))
+    except LoadError as err:
+        return "crash", f"load generator oha failed to start: {err}"
+    try:
+        failure = load.lead_in() or _warm_up(run, proc, load)
+        if failure:
+            return failure
+        instruments = run.instruments(proc, backend)
+        instruments.begin()
+        t0 = load.begin_window()
+        failure = load.hold(float(p["duration-s"]))
+        t1 = load.end_window()
+        run.held = connections_held.count(run.target, p["connections"]) \
+            if p["keepalive"] == "true" else None
+        instruments.end()
+        if failure:
+            return failure
+        log = load.stop()
+    except LoadError as err:
+        return run._died(proc, "continuous") or ("crash", f"load generator oha failed: {err}")
+    finally:
+        load.close()
+    return _judge(run, load, log, t0, t1, instruments.jit_share())
+
+
+def _warm_up(run: Run, proc: ServerProcess, load: cont.ContinuousLoad) -> Failure | None:
+    if run.req.params["warmup-s"] <= 0:
+        return None
+    try:
+        run.warmup = warm_up(WarmupPolicy.of(run.req.params), proc.cpu_probe,
+                             load.warmup_window, jit=run.jit_probe(proc))
+    except LoadError as err:
+        return run._died(proc, "warm-up") or ("crash", f"warm-up load failed: {err}")
+    return None
+
+
+def _judge(run: Run, load: cont.ContinuousLoad, log: Any, t0: float, t1: float,
+           jit_share: float | None) -> Failure | None:
+    p = run.req.params
+    run.load = cont.window_load(log, load, t0, t1)
+    run.warmup = cont.exact_warmup(run.warmup, log, load.marks)
+    tolerance = float(p["warmup-steady-pct"]) or DEFAULT_TOLERANCE_PCT
+    run.steadiness = cont.steadiness(log, t0, t1, tolerance, jit_share)
+    run.continuous = {"generator": "oha", "lead_in_s": cont.LEAD_IN_S,
+                      "window_from_s": round(t0 - load.stream.started, 3),
+                      "clock_offset_known": load.stream.first_sent_s is not None,
+                      "responses_logged": len(log),
+                      "token_rate_per_s": None if load.spec.rate else cont.TOKEN_RATE_PER_S}
+    if not run.steadiness.steady:
+        run.warnings.append("not steady in the measured window: "
+                            + "; ".join(run.steadiness.reasons)
+                            + ": the figures catch the server changing and are left out of "
+                              "rankings")
+    if cont.token_bound(run.load):
+        run.warnings.append(f"generator-bound: the server answered near oha's closed-loop "
+                            f"token rate ({cont.TOKEN_RATE_PER_S:,} requests/s), which then "
+                            "bounded the load")
+    held = run.held.problem() if run.held is not None else None
+    failure = run._check_load(run.load)
+    if held:
+        return "invalid", held if failure is None else f"{failure[1]}; {held}"
+    return failure

@@ -1,0 +1,99 @@
+"""What the harness reads around a server's measured window, whatever drives its load: the
+server's and the latency backend's CPU, context switches and files (server.window), the JIT's
+counters and its compiler threads' CPU, the kernel's TCP counters, system calls (perf stat,
+syscalls=true) and a profile (--profile). Begun just before the window and ended just after
+it; everything is recorded on the run's state (server.state)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from concbench.profiling import ProfileError, Profiler
+from concbench.server import kernel_counters, syscall_counts
+from concbench.server.backend import LatencyBackend
+from concbench.server.jvm_counters import JitProbe
+from concbench.server.process import ServerProcess
+from concbench.server.state import RunState
+from concbench.server.warmup import jit_between, window_jit_warning
+
+
+class WindowInstruments:
+    """Begin and end the measured window's instruments of one run."""
+
+    def __init__(self, run: RunState, proc: ServerProcess, backend: LatencyBackend | None,
+                 params: dict[str, Any], profiler: Profiler | None, local: bool,
+                 jit: JitProbe):
+        self.run, self.proc, self.backend, self.jit = run, proc, backend, jit
+        self.params, self.profiler, self.local = params, profiler, local
+        self._backend_before: Any = None
+        self._kernel_before: dict[str, int] | None = None
+        self._jit_before: Any = None
+        self._cpu_before: tuple[float, float | None] = (0.0, None)
+        self._syscalls: Any = None
+        self._profiling = False
+
+    def begin(self) -> None:
+        proc = self.proc
+        self._backend_before = self.backend.count() if self.backend else None
+        self._kernel_before = kernel_counters.read() if self.local else None
+        self._profiling = self._start_profiler()
+        self._jit_before = self.jit()
+        self._cpu_before = proc.cpu_probe()
+        self._syscalls = syscall_counts.begin(proc.pid, proc.where, self.params)
+        proc.begin_window()
+        if self.backend:
+            self.backend.proc.begin_window()
+
+    def end(self) -> None:
+        run, proc = self.run, self.proc
+        proc.end_window()
+        cpu_after = proc.cpu_probe()
+        run.syscalls = syscall_counts.end(self._syscalls)
+        run.window_jit = jit_between(self._jit_before, self.jit())
+        before, after = self._cpu_before[1], cpu_after[1]
+        run.window_jit_cpu_s = after - before if before is not None and after is not None \
+            else None
+        run.window_server_cpu_s = max(0.0, cpu_after[0] - self._cpu_before[0])
+        jit_warning = window_jit_warning(run.warmup, run.window_jit) \
+            if not run.continuous else None
+        if jit_warning:
+            run.warnings.append(jit_warning)
+        run.kernel = kernel_counters.delta(self._kernel_before,
+                                           kernel_counters.read() if self.local else None)
+        self._stop_profiler()
+        if self.backend and self._backend_before is not None:
+            self.backend.proc.end_window()
+            run.backend_window = self.backend.count().since(self._backend_before)
+        open_at_end = self.params["connections"] * (3 if self.backend else 1)
+        warning = kernel_counters.warning(run.kernel, open_at_end)
+        if warning:
+            run.warnings.append(warning)
+
+    def jit_share(self) -> float | None:
+        """The compiler threads' CPU ÷ the server's CPU over the window (None: no JIT)."""
+        jit, cpu = self.run.window_jit_cpu_s, self.run.window_server_cpu_s
+        if jit is None or not cpu:
+            return None
+        return max(0.0, jit) / cpu
+
+    def _start_profiler(self) -> bool:
+        if self.profiler is None:
+            return False
+        if self.proc.where is not None:
+            self.run.warnings.append(f"no profile: the server runs on {self.proc.where}; "
+                                     "profiling a remote server is not supported")
+            return False
+        try:
+            self.profiler.start(self.proc.pid)
+        except ProfileError as err:
+            self.run.warnings.append(f"no profile: {err}")
+            return False
+        return True
+
+    def _stop_profiler(self) -> None:
+        if not self._profiling or self.profiler is None:
+            return
+        try:
+            self.run.profiles.append(self.profiler.stop())
+        except ProfileError as err:
+            self.run.warnings.append(f"no profile: {err}")
