@@ -41,3 +41,21 @@ def test_setting_rustflags_rebuilds_and_is_recorded(tmp_path, monkeypatch):
     assert flagged.ok and not flagged.cached
     assert (tc.folder / "built.txt").read_text() == "-C target-cpu=native|2"
     assert flagged.versions["build environment"] == "RUSTFLAGS=-C target-cpu=native"
+
+
+def test_a_file_below_a_trailing_double_star_pattern_changes_the_key(tmp_path):
+    """`src/main/resources/**` names every file below it: a changed properties file must
+    rebuild the jar (Path.glob's `dir/**` yields only directories before Python 3.13)."""
+    resources = tmp_path / "src" / "main" / "resources"
+    (resources / "nested").mkdir(parents=True)
+    (resources / "application.properties").write_text("a=1\n")
+    (resources / "nested" / "b.properties").write_text("b=1\n")
+    tc = Toolchain(name="t", folder=tmp_path, requires=(), version_commands=(),
+                   build_commands=(), inputs=("src/main/resources/**",), outputs=())
+    tools = ToolEnv()
+    before = cache_key(tc, tools, {})
+    (resources / "application.properties").write_text("a=2\n")
+    after = cache_key(tc, tools, {})
+    assert after != before
+    (resources / "nested" / "b.properties").write_text("b=2\n")
+    assert cache_key(tc, tools, {}) != after

@@ -48,8 +48,13 @@ class BuildOutcome:
 
 
 def _input_files(tc: Toolchain) -> list[Path]:
+    """The files the manifest's input patterns name; a pattern ending in `**` is every file
+    below (Path.glob's `dir/**` yields directories only before Python 3.13, so a change to a
+    file there would not have changed the key)."""
     files: set[Path] = set()
     for pattern in tc.inputs:
+        if pattern.endswith("**"):
+            pattern += "/*"
         files.update(p for p in tc.folder.glob(pattern) if p.is_file())
     return sorted(files)
 
