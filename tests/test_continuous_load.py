@@ -131,6 +131,7 @@ def test_connections_held_count_what_the_server_accepted():
     assert short.held == 8_192
     assert "held 8192 of the 10000" in (short.problem() or "")
     assert "1808 waiting unaccepted" in (short.problem() or "")
+    assert "on the server's side" in (short.problem() or "")
     assert Held(16, 15, None).problem() is not None
 
 

@@ -1,12 +1,13 @@
 """How many of the generator's connections the server really holds, from the kernel's sockets.
 
-The generator counts a connection as open once the kernel has completed its handshake, which
-the kernel does for a listening socket's backlog whether or not the server ever accepts it: a
-server that stops accepting at a limit of its own (Tomcat's max-connections) leaves the rest
-waiting in its accept queue, their requests never answered, and no error is counted. So the
-connections held are the generator's established connections to the server's address (ss,
-state established, that destination) less the listening socket's accept queue (ss -l:
-Recv-Q). Both are read on this machine, so the count needs the generator and the server here.
+The generator counts a connection as open once its SYN-ACK came, whether or not the server
+ever accepts it: a server that stops accepting at a limit of its own (Tomcat's
+max-connections) leaves the rest in its accept queue, or, once that is full, half-open (the
+kernel drops their final ACK), their requests never answered, and no error is counted. So the
+connections held are the server's established sockets on its address (ss, state established,
+that source) less the listening socket's accept queue (Recv-Q). A server on another host is
+counted from the generator's side (its established connections to the server's address),
+which cannot see the server's queue: a weaker count, said in the record (`side`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from typing import Any
 class Held:
     asked: int
     established: int
-    """The generator's connections to the server in state ESTABLISHED."""
+    """Sockets in state ESTABLISHED: the server's on its address, or (server elsewhere) the
+    generator's to it."""
     accept_queue: int | None
     """Connections waiting to be accepted (None: the listening socket was not found)."""
+    side: str = "server"
+    """Whose sockets were counted: "server" or "generator"."""
 
     @property
     def held(self) -> int:
@@ -35,12 +39,12 @@ class Held:
         queued = (f", {self.accept_queue} waiting unaccepted in its listen queue"
                   if self.accept_queue else "")
         return (f"the server held {self.held} of the {self.asked} connections asked for "
-                f"({self.established} established by the generator{queued}): the requests on "
-                "the rest were never served; raise the server's connection limit")
+                f"({self.established} established on the {self.side}'s side{queued}): the "
+                "requests on the rest were never served; raise the server's connection limit")
 
     def to_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "established": self.established,
-                "accept_queue": self.accept_queue, "held": self.held}
+                "accept_queue": self.accept_queue, "held": self.held, "side": self.side}
 
 
 def _ss(args: list[str]) -> list[str] | None:
@@ -54,11 +58,12 @@ def _ss(args: list[str]) -> list[str] | None:
     return done.stdout.splitlines() if done.returncode == 0 else None
 
 
-def count(target: tuple[str, int], asked: int) -> Held | None:
+def count(target: tuple[str, int], asked: int, server_here: bool = True) -> Held | None:
     """The sockets now; None when ss is missing or fails."""
     host, port = target
-    established = _ss(["state", "established", "dst", f"{host}:{port}"])
-    listening = _ss(["state", "listening", "src", f"{host}:{port}"])
+    side = "src" if server_here else "dst"
+    established = _ss(["state", "established", side, f"{host}:{port}"])
+    listening = _ss(["state", "listening", "src", f"{host}:{port}"]) if server_here else []
     if established is None or listening is None:
         return None
     queue = None
@@ -66,4 +71,4 @@ def count(target: tuple[str, int], asked: int) -> Held | None:
         fields = line.split()
         if len(fields) >= 2 and fields[0].isdigit():
             queue = int(fields[0]) if queue is None else queue + int(fields[0])
-    return Held(asked, len(established), queue)
+    return Held(asked, len(established), queue, "server" if server_here else "generator")

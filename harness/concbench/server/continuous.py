@@ -5,8 +5,9 @@ A generator started afresh for each warm-up window and again for the measured wi
 and reopens every connection every few seconds: the server keeps compiling and running its
 connection set-up and teardown paths, and the measured window opens with a connection storm
 (accept-queue overflows, 1 s SYN retransmits inside p99, connection set-up CPU inside the CPU
-per request). Here the connections open once, in a lead-in of at least LEAD_IN_S before
-anything is measured, and stay open until the window ends (unless the cell asks for a new
+per request). Here the connections open once, in a lead-in of at least LEAD_IN_S, and (keep-alive) until
+the server holds every one of them, before anything is measured, and stay open until the
+window ends (unless the cell asks for a new
 connection per request, keepalive=false, seed 004's short connections).
 
 While the load runs, the warm-up is judged window by window from what can be read without
@@ -36,6 +37,7 @@ from concbench.server.warmup import WarmupOutcome, WarmupWindow
 
 LEAD_IN_S = 1.0
 """Unmeasured load before the first window: every connection is open before anything counts."""
+LEAD_IN_POLL_S = 1.0
 OPEN_LOOP_TAIL_S = 2.0
 POLL_S = 0.05
 
@@ -63,6 +65,7 @@ class ContinuousLoad:
         self.marks = Marks()
         self.stopped_s: float | None = None
         """When the generator was told to stop (the harness's clock)."""
+        self.lead_in_s = 0.0
         self.stream = RunningLoad(spec)
 
     def hold(self, seconds: float) -> tuple[str, str] | None:
@@ -79,8 +82,17 @@ class ContinuousLoad:
                 return None
             time.sleep(min(POLL_S, left))
 
-    def lead_in(self) -> tuple[str, str] | None:
-        return self.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - self.stream.started)))
+    def lead_in(self, all_held: Callable[[], bool] | None, cap_s: float
+                ) -> tuple[str, str] | None:
+        """At least LEAD_IN_S of load; with `all_held` (keep-alive), until the server holds
+        every connection too (a server accepts thousands of connections at its own pace while
+        it serves the first), at most cap_s: the warm-up starts on every connection."""
+        failure = self.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - self.stream.started)))
+        while failure is None and all_held is not None and not all_held() \
+                and time.perf_counter() - self.stream.started < cap_s:
+            failure = self.hold(LEAD_IN_POLL_S)
+        self.lead_in_s = time.perf_counter() - self.stream.started
+        return failure
 
     def warmup_window(self, seconds: float) -> LoadResult:
         """One warm-up window of the running load (server.warmup's `load`): its rate is the

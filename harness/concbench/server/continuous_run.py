@@ -66,12 +66,13 @@ def run_continuous(run: Run, proc: ServerProcess,
                    backend: LatencyBackend | None) -> Failure | None:
     """Lead-in, warm-up, window and log of one run; the run's failure, or None."""
     p = run.req.params
+    run.continuous = {"generator": "oha"}  # the window's verdict is its own (instruments)
     try:
         load = cont.ContinuousLoad(_spec(run), lambda: run._died(proc, "continuous"))
     except LoadError as err:
         return "crash", f"load generator oha failed to start: {err}"
     try:
-        failure = load.lead_in() or _warm_up(run, proc, load)
+        failure = load.lead_in(_all_held(run), _lead_in_cap(p)) or _warm_up(run, proc, load)
         if failure:
             return failure
         instruments = run.instruments(proc, backend)
@@ -79,7 +80,8 @@ def run_continuous(run: Run, proc: ServerProcess,
         t0 = load.begin_window()
         failure = load.hold(float(p["duration-s"]))
         t1 = load.end_window()
-        run.held = connections_held.count(run.target, p["connections"]) \
+        run.held = connections_held.count(run.target, p["connections"],
+                                          run.req.where.server.remote is None) \
             if p["keepalive"] == "true" else None
         instruments.end()
         if failure:
@@ -90,6 +92,28 @@ def run_continuous(run: Run, proc: ServerProcess,
     finally:
         load.close()
     return _judge(run, load, log, t0, t1, instruments.jit_share())
+
+
+LEAD_IN_CAP_S = 60.0
+
+
+def _lead_in_cap(p: dict[str, Any]) -> float:
+    """How long the lead-in may wait for the server to hold every connection: the warm-up's
+    cap, at least 10 s, at most LEAD_IN_CAP_S."""
+    return min(LEAD_IN_CAP_S, max(10.0, float(p["warmup-s"])))
+
+
+def _all_held(run: Run) -> Any:
+    """Keep-alive: whether the server now holds every connection asked for."""
+    p = run.req.params
+    if p["keepalive"] != "true":
+        return None
+    here = run.req.where.server.remote is None
+
+    def check() -> bool:
+        found = connections_held.count(run.target, p["connections"], here)
+        return found is None or found.problem() is None
+    return check
 
 
 def _warm_up(run: Run, proc: ServerProcess, load: cont.ContinuousLoad) -> Failure | None:
@@ -110,7 +134,7 @@ def _judge(run: Run, load: cont.ContinuousLoad, log: Any, t0: float, t1: float,
     run.warmup = cont.exact_warmup(run.warmup, log, load.marks)
     tolerance = float(p["warmup-steady-pct"]) or DEFAULT_TOLERANCE_PCT
     run.steadiness = cont.steadiness(log, t0, t1, tolerance, jit_share)
-    run.continuous = {"generator": "oha", "lead_in_s": cont.LEAD_IN_S,
+    run.continuous = {**(run.continuous or {}), "lead_in_s": round(load.lead_in_s, 3),
                       "window_from_s": round(t0 - load.stream.started, 3),
                       "clock_offset_known": load.stream.first_sent_s is not None,
                       "responses_logged": len(log),
