@@ -122,6 +122,11 @@ fun engineInfo(engine: KtorEngine): Map<String, Any?> = when (engine) {
         linkedMapOf(
             "engine" to "ktor-netty",
             "transport" to if (Epoll.isAvailable()) "epoll" else "nio",
+            // set explicitly in the manifest's run (--sun-misc-unsafe-memory-access=allow,
+            // --enable-native-access=ALL-UNNAMED), read back here as observed: whether Netty uses
+            // sun.misc.Unsafe for its buffers, and whether its native epoll transport may load
+            "netty_unsafe" to io.netty.util.internal.PlatformDependent.hasUnsafe(),
+            "native_access" to KtorEngine::class.java.module.isNativeAccessEnabled,
             "connection_group" to groups.connection,
             "worker_group" to groups.worker,
             "call_group" to groups.call,

@@ -9,8 +9,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 
 /**
  * Spring MVC on embedded Tomcat. The design is a Spring profile (application-<design>.properties):
- * sequential, sequential-stock, virtual, async-small, async-tuned, async-large (the async-* ones are in the profile
- * group "async").
+ * sequential, sequential-stock, sequential-cpu-threads, virtual, async-small, async-tuned, async-large (the
+ * async-* ones are in the profile group "async"; all but sequential-stock in "tomcat-deployed").
  */
 @SpringBootApplication
 @EnableConfigurationProperties(AggregateProperties.class)
@@ -18,7 +18,7 @@ public class MvcApplication {
 
     public static void main(String[] args) {
         Launcher.run(MvcApplication.class,
-                List.of("sequential", "sequential-stock", "virtual", "async-small", "async-tuned", "async-large"),
+                List.of("sequential", "sequential-stock", "sequential-cpu-threads", "virtual", "async-small", "async-tuned", "async-large"),
                 Map.of("tomcat", org.apache.catalina.util.ServerInfo::getServerNumber,
                         "httpclient5", Launcher.jarVersion(org.apache.hc.client5.http.impl.classic.HttpClients.class)),
                 args);

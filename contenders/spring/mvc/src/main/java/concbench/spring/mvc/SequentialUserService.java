@@ -9,10 +9,11 @@ import org.springframework.stereotype.Service;
 
 /**
  * Seed 003's first version: base, detail, extra one after another on the Tomcat thread (designs
- * sequential, on Tomcat sized for its CPUs, and sequential-stock, on Boot's Tomcat defaults).
+ * sequential, on Tomcat as deployed; sequential-stock, on Boot's Tomcat defaults;
+ * sequential-cpu-threads, with 2 worker threads per CPU).
  */
 @Service
-@Profile({"sequential", "sequential-stock"})
+@Profile({"sequential", "sequential-stock", "sequential-cpu-threads"})
 @ConditionalOnAggregate
 public class SequentialUserService implements UserService {
     private final Downstream downstream;

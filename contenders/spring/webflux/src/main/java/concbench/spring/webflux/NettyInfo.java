@@ -21,8 +21,10 @@ public class NettyInfo implements ReadyInfo {
                 "transport", LoopResources.hasNativeSupport()
                         && Boolean.parseBoolean(System.getProperty(ReactorNetty.NATIVE, "true"))
                         ? "epoll (native)" : "nio"));
-        // JDK 25 warns about sun.misc.Unsafe (default --sun-misc-unsafe-memory-access=warn);
-        // whether Netty still uses it for its buffers is recorded here, as observed
+        // set explicitly in the manifest's run (--sun-misc-unsafe-memory-access=allow,
+        // --enable-native-access=ALL-UNNAMED), read back here as observed: whether Netty uses
+        // sun.misc.Unsafe for its buffers, and whether its native epoll transport may load
         runtime.put("netty_unsafe", io.netty.util.internal.PlatformDependent.hasUnsafe());
+        runtime.put("native_access", NettyInfo.class.getModule().isNativeAccessEnabled());
     }
 }
