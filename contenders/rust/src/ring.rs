@@ -103,7 +103,6 @@ impl Ring {
         // every = 0: no reading slot, and no clock read in the passes
         let slots = self.passes.checked_div(self.every).map_or(0, |n| n as usize + 1);
         let metrics = tokio::runtime::Handle::current().metrics();
-        let before = metrics.num_alive_tasks();
         let shared = Arc::new(Shared {
             ready: AtomicUsize::new(0),
             all_ready: Notify::new(),
@@ -137,7 +136,9 @@ impl Ring {
             handles,
             holders,
             shared,
-            alive: metrics.num_alive_tasks().saturating_sub(before), // every task, at its first recv()
+            // every task, at its first recv(); not less the count before the spawns: the
+            // previous iteration's tasks, joined, may still be counted then and not now
+            alive: metrics.num_alive_tasks(),
         }
     }
 
@@ -181,7 +182,7 @@ pub struct Started {
     handles: Vec<JoinHandle<u64>>,
     holders: mpsc::UnboundedReceiver<u64>,
     shared: Arc<Shared>,
-    /// RuntimeMetrics::num_alive_tasks() at the barrier, minus before the spawns.
+    /// RuntimeMetrics::num_alive_tasks() at the barrier (the ring's tasks and any other).
     alive: usize,
 }
 
