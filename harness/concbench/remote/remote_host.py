@@ -143,7 +143,7 @@ class RemoteHost:
         tools = self.checked.get("tools", {})
         if tools.get(name):
             return None
-        if self.host.user == "root":
+        if self.host.user == "root" and name != "oha":
             package = {"taskset": "util-linux", "setpriv": "util-linux"}.get(name, name)
             self.say(f"installing {package} on {self.host.target} (apt-get) ...")
             self.ssh.run(["sh", "-c", "DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
@@ -151,6 +151,10 @@ class RemoteHost:
             self.checked = self.call("check")
             if self.checked.get("tools", {}).get(name):
                 return None
+        if name == "oha":  # a crate, not a Debian package
+            return (f"oha not found on {self.host.target}: install it there (cargo install oha "
+                    "--version 1.16.0 --locked, onto its PATH), or run the generator's host "
+                    "with --param loadgen=wrk")
         return f"{name} not found on {self.host.target}: apt-get install -y {name} there"
 
     def machine(self) -> dict[str, Any]:

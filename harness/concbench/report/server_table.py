@@ -10,6 +10,7 @@ run against nginx's run of the same round); otherwise the ratio of the two cells
 from __future__ import annotations
 
 from concbench.report import units
+from concbench.report.flags import cell_flags
 from concbench.resultset.model import CellResult
 from concbench.stats.ceiling_ratio import CEILING, STAT
 
@@ -78,6 +79,8 @@ def _versus(cell: CellResult, group: list[CellResult]) -> str:
         return f"{cell.efficiency:.0%} {_BOUND_SHORT.get(name, name)}".strip()
     if _paired(group):
         return _same_round(cell)
+    if any(f.unranked for f in cell_flags(cell.warnings, "of nginx")):
+        return "—"  # not the server's steady state: no fraction of the ceiling
     for other in group:
         if other.contender == CEILING_CONTENDER and other.params == cell.params \
                 and other is not cell:

@@ -55,11 +55,12 @@ def continuous_applies(req: ServerRequest) -> bool:
 
 
 def _spec(run: Run) -> Any:
+    """The load for the whole run: its per-request timeout (the spec's duration + 5 s) past
+    the longest the run may last, so no request times out before the run ends."""
     p = run.req.params
-    longest = float(p["warmup-s"]) + float(p["duration-s"]) + cont.LEAD_IN_S \
+    longest = _lead_in_cap(p) + float(p["warmup-s"]) + float(p["duration-s"]) \
         + cont.OPEN_LOOP_TAIL_S
-    spec = run.req.load_spec(run.target, longest, run.offered_per_s)
-    return spec
+    return run.req.load_spec(run.target, longest, run.offered_per_s)
 
 
 def run_continuous(run: Run, proc: ServerProcess,
