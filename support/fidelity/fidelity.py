@@ -1,9 +1,11 @@
 """Does concbench's measured load read what a plain `wrk` by hand reads? (issue 8's fidelity)
 
 One server process, started by hand and pinned as concbench pins it, is loaded alternately by
-  A: concbench's measured-load path: the harness's wrk invocation (Lua summary script, its
-     parser), with the native sampler on the server and the window measures (CPU, context
-     switches, fd polling) running, exactly as server.run does during the window;
+  A: concbench's measured-load path, with the native sampler on the server and the window
+     measures (CPU, context switches, fd polling) running, exactly as server.run does during
+     the window: `--arm wrk`, the harness's wrk invocation (Lua summary script, its parser);
+     `--arm oha-stream`, the continuous load (server.continuous: oha paced by its burst tokens,
+     a 1 s lead-in, then the window cut out of oha's log of every response);
   B: plain `taskset -c CLIENT wrk -tT -cC -dD --latency URL`, its text output parsed.
 Pairs alternate AB / BA so a drift of the server (GC, JIT, caches) falls on both arms. One
 process for all pairs removes the process-to-process spread (71k-109k for the same Go binary
@@ -29,6 +31,7 @@ from scipy import stats as scipy_stats
 
 from concbench.proc import native_sampler
 from concbench.server.loadgen import LoadSpec
+from concbench.server.continuous import ContinuousLoad, window_load
 from concbench.server.loadgen.wrk import Wrk
 from concbench.server.window import Window
 
@@ -81,6 +84,28 @@ def concbench_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tu
     return result.requests_per_s, result.latency_ms["p99"], sampler.cpu_cost_s
 
 
+def stream_load(spec: LoadSpec, pid: int, server_cpus: tuple[int, ...]) -> tuple[float, float, float]:
+    """The continuous load's window (server.continuous), observed as concbench_load is."""
+    started = time.perf_counter()
+    sampler = native_sampler.make_sampler(native_sampler.binary(), pid, started, None)
+    load = ContinuousLoad(spec, lambda: None)
+    try:
+        load.lead_in(None, 1.0)
+        sampler.start()
+        window = Window(pid, started, server_cpus)
+        window.begin()
+        t0 = load.begin_window()
+        load.hold(spec.duration_s)
+        t1 = load.end_window()
+        window.end()
+        sampler.stop()
+        log = load.stop()
+    finally:
+        load.close()
+    found = window_load(log, load, t0, t1)
+    return found.requests_per_s, found.latency_ms["p99"], sampler.cpu_cost_s
+
+
 def geo_interval(ratios: list[float]) -> tuple[float, float, float]:
     logs = [math.log(r) for r in ratios]
     mean = statistics.fmean(logs)
@@ -96,6 +121,8 @@ def main() -> None:
     ap.add_argument("--connections", type=int, default=256)
     ap.add_argument("--server-cpus", default="0")
     ap.add_argument("--client-cpus", default="1")
+    ap.add_argument("--arm", choices=("wrk", "oha-stream"), default="wrk",
+                    help="concbench's load path under test (A)")
     ap.add_argument("server", nargs="+", help="server command (the contract's, without --port)")
     a = ap.parse_args()
     client = tuple(int(c) for c in a.client_cpus.split(","))
@@ -112,7 +139,8 @@ def main() -> None:
         for i in range(a.pairs):
             arms = {}
             for arm in ("AB" if i % 2 == 0 else "BA"):
-                arms[arm] = (concbench_load(spec, proc.pid, server_cpus) if arm == "A"
+                measured = stream_load if a.arm == "oha-stream" else concbench_load
+                arms[arm] = (measured(spec, proc.pid, server_cpus) if arm == "A"
                              else plain_wrk(url, a.client_cpus, threads, a.connections, a.seconds))
             rows.append((arms["A"], arms["B"]))
             print(f"pair {i + 1:2}: concbench {arms['A'][0]:>10,.0f}/s p99 {arms['A'][1]:7.2f} ms"
