@@ -296,3 +296,37 @@ def test_a_real_jvm_server_records_its_jit_counters_and_is_marked_when_still_com
         assert marked and "compiler threads used" in marked[0]
     if marked:
         assert "not steady" in done.stdout
+
+
+# -- batch JVMs: the same budget over the measured iterations ---------------------------------
+
+def test_a_batch_jvm_still_compiling_in_its_measured_iterations_is_flagged_and_not_ranked():
+    from sample_doc import _run
+
+    from concbench.resultset.model import Iteration
+
+    spec = workloads.get("channel")
+    params = spec.resolve({})
+
+    def run(jit_per_iteration: float | None, cpu: float = 1.0) -> object:
+        base = _run([1000, 1000, 1000], 50, 8)
+        its = (Iteration(index=0, warmup=True, elapsed_ns=10**9, result={}, cpu_s=2.0,
+                         jit_cpu_s=None if jit_per_iteration is None else 1.5),) + tuple(
+            dataclasses.replace(it, index=i + 1, cpu_s=cpu, jit_cpu_s=jit_per_iteration)
+            for i, it in enumerate(base.iterations))
+        return dataclasses.replace(base, iterations=its)
+
+    busy = aggregate(spec, "java-virtual", params, UNBOUNDED, [run(0.04), run(0.02)], {})
+    (note,) = [w for w in busy.warnings if "compiler threads" in w]
+    assert "used 3.0% of the CPU of the 6 measured iterations" in note, note
+    (flag,) = [f for f in flags.cell_flags(list(busy.warnings), "time")
+               if f.label.startswith("not steady")]
+    assert flag.label == "not steady (JIT 3.0% of CPU)" and flag.unranked
+    quiet = aggregate(spec, "java-virtual", params, UNBOUNDED, [run(0.005), run(0.01)], {})
+    assert not any("compiler threads" in w for w in quiet.warnings), "within the 1 % budget"
+    ticks = aggregate(spec, "java-virtual", params, UNBOUNDED,
+                      [run(0.01 / 3, cpu=0.5 / 3)], {})
+    assert not any("compiler threads" in w for w in ticks.warnings), \
+        "one 10 ms tick in 0.5 s is within what /proc's ticks can tell apart"
+    none = aggregate(spec, "go", params, UNBOUNDED, [run(None)], {})
+    assert not any("compiler threads" in w for w in none.warnings), "no JIT"

@@ -97,6 +97,14 @@ def jit_in_window(compiled: int, failed: int, invalidated: int, compile_s: float
             "it with a steady warm-up (warmup-steady-pct > 0, as the c10k suite does)")
 
 
+def jit_in_iterations(share: float, budget: float, jit_s: float, iterations: int) -> str:
+    """A batch JVM whose compiler threads were busy in the measured iterations (stats.cell)."""
+    return (f"not steady: the JIT's compiler threads used {share:.1%} of the CPU of the "
+            f"{iterations} measured iterations ({jit_s:.2f} s; budget {budget:.0%}): the times "
+            "catch the JVM still compiling and are left out of rankings; give it more warm-up "
+            "(--warmup, or more work per iteration)")
+
+
 def escaped_processes(pids: tuple[int, ...]) -> str:
     return (f"{len(pids)} process(es) of the contender outlived it outside its process group "
             f"(setsid) and were killed by the harness: pids {', '.join(map(str, pids[:10]))}")

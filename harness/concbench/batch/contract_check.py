@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from concbench.proc.process import CPU_AT_LINE
+from concbench.proc.process import CPU_AT_LINE, JIT_AT_LINE
 from concbench.resultset.model import Iteration
 from concbench.workloads import Params, WorkloadSpec
 from concbench.workloads.budget import ThreadBudget
@@ -29,12 +29,15 @@ def parse_iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], l
     an object result; a line that is not is a problem, not an iteration."""
     found, problems = [], []
     cpu_before: float | None = 0.0
+    jit_before: float | None = 0.0
     for m in messages:
         if m.get("type") != "iteration":
             continue
-        cpu_at = m.get(CPU_AT_LINE)
+        cpu_at, jit_at = m.get(CPU_AT_LINE), m.get(JIT_AT_LINE)
         cpu = cpu_at - cpu_before if cpu_at is not None and cpu_before is not None else None
-        cpu_before = cpu_at
+        jit = max(0.0, jit_at - jit_before) if jit_at is not None and jit_before is not None \
+            else None
+        cpu_before, jit_before = cpu_at, jit_at
         index, warmup, elapsed, result = (m.get("index"), m.get("warmup"), m.get("elapsed_ns"),
                                           m.get("result"))
         if not (_is_int(index) and type(warmup) is bool and _is_int(elapsed)
@@ -48,7 +51,8 @@ def parse_iterations(messages: list[dict[str, Any]]) -> tuple[list[Iteration], l
         problems += [f"iteration {index}: {b}" for b in bad]
         found.append(Iteration(index=index, warmup=warmup, elapsed_ns=elapsed, result=result,
                                cpu_s=round(cpu, 3) if cpu is not None else None,
-                               cpu_ns=own, cpu_tick_ns=tick))
+                               cpu_ns=own, cpu_tick_ns=tick,
+                               jit_cpu_s=round(jit, 3) if jit is not None else None))
     return found, problems
 
 

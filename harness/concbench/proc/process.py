@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from concbench.proc.jit_threads import jit_cpu_s
 from concbench.proc import cgroups, orphans
 from concbench.proc.native_sampler import binary, make_sampler
 from concbench.proc.sampler import Sample, own_hwm
@@ -37,6 +38,9 @@ MAX_LINE_BYTES = 1 << 20
 CPU_AT_LINE = "harness_cpu_s"
 """Key the harness adds to each iteration message: the process tree's CPU seconds (utime +
 stime from /proc, 10 ms ticks) when the line arrived; differences give each iteration's CPU."""
+JIT_AT_LINE = "harness_jit_cpu_s"
+"""Key the harness adds to each iteration message: the CPU seconds of the tree's JIT compiler
+threads when the line arrived (proc.jit_threads; absent for a process without a JIT)."""
 RSS_AT_LINE, T_AT_LINE = "harness_rss_bytes", "harness_t_s"
 """Keys the harness adds to each iteration message: the tree's RSS when the line arrived and
 when (the sampler's seconds since spawn), so an iteration's memory can be read above the RSS
@@ -192,6 +196,9 @@ class Supervised:
             message[CPU_AT_LINE] = now.cpu_s if now else None
             message[RSS_AT_LINE] = now.rss_bytes if now else None
             message[T_AT_LINE] = now.t_s if now else None
+            jit = jit_cpu_s(self.pid)
+            if jit is not None:
+                message[JIT_AT_LINE] = jit
             if self.cgroup is not None:  # and its cgroup's throttling
                 self.cgroup.mark_iteration()
         if message.get("type") == "mark":

@@ -50,6 +50,9 @@ RULES: tuple[Rule, ...] = (
     _rule(r"^stopped after \d+ of \d+ runs", "cut short"),
     _rule(r"^generator-bound", "generator-bound", SERVER_LOAD),
     _rule(r"^warm-up did not settle", "unsettled", SERVER_METRICS, unranked=True),
+    # a batch JVM still compiling in its measured iterations (stats.cell)
+    _rule(r"^not steady: the JIT's compiler threads used ([\d.]+%) of the CPU of the",
+          r"not steady (JIT \1 of CPU)", TIME_METRICS, unranked=True),
     # a continuous load's window judged on its own intervals (server.steadiness)
     _rule(r"^not steady in the measured window", "not steady", SERVER_METRICS | {"of nginx"},
           unranked=True),

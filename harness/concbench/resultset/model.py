@@ -33,6 +33,9 @@ class Iteration:
     """The highest RSS of the process tree sampled during the iteration minus its RSS at the
     previous iteration's line, just before this one started (bytes; batch.iteration_memory).
     None for the first iteration, which has no line before it."""
+    jit_cpu_s: float | None = None
+    """CPU seconds of the JIT compiler threads over the same span as cpu_s (proc.jit_threads);
+    None for a process without a JIT."""
 
 
 @dataclass(frozen=True)

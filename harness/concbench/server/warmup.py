@@ -32,7 +32,6 @@ measured window say whether it still compiled (`window_jit`, warnings.jit_in_win
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -40,14 +39,13 @@ from concbench import warnings
 from concbench.server.jvm_counters import JitDelta, JitProbe, JitReading, no_counters
 from concbench.server.loadgen import LoadResult
 from concbench.server.steadiness import JIT_BUDGET
-from concbench.server.window import tree_cpu_s, tree_thread_files
+from concbench.proc.jit_threads import jit_cpu_s
+from concbench.server.window import tree_cpu_s
 
 STEADY_WINDOWS = 4
 """Two windows compared with the two before them."""
 JIT_QUIET_WINDOWS = 2
 """Paced loads: windows before the JIT alone is judged."""
-JIT_THREAD_PREFIXES = (b"C1 CompilerThre", b"C2 CompilerThre", b"JVMCI CompilerT")
-_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -134,19 +132,6 @@ def _evidence(windows: tuple[WarmupWindow, ...]) -> str:
     if windows and all(w.jit is not None for w in windows):
         return "counters"
     return "compiler threads' CPU" if any(w.jit_cpu_s is not None for w in windows) else "none"
-
-
-def jit_cpu_s(pid: int) -> float | None:
-    """User + system CPU of the JIT compiler threads in the process tree, or None if it has
-    none (a launcher script may sit between the harness and the JVM)."""
-    total, found = 0, False
-    for stat in tree_thread_files(pid, "stat"):
-        comm = stat[stat.index(b"(") + 1:stat.rindex(b")")]
-        if comm.startswith(JIT_THREAD_PREFIXES):
-            fields = stat[stat.rindex(b")") + 2:].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (proc(5) fields 14, 15)
-            found = True
-    return total / _TICKS if found else None
 
 
 def is_steady(windows: list[WarmupWindow], steady_pct: float, paced: bool = False) -> bool:

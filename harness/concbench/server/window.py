@@ -16,9 +16,10 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from concbench.proc import tree as proc_tree
+from concbench.proc.jit_threads import tree_thread_files
 from concbench.proc.sampler import Sample
 
 FD_POLL_S = 0.2
@@ -30,22 +31,6 @@ def tree_pids(pid: int) -> list[int]:
 
 def tree_cpu_s(pid: int) -> float:
     return sum(proc_tree.exact_cpu_s(p) for p in proc_tree.tree(pid))
-
-
-def tree_thread_files(pid: int, name: str) -> Iterator[bytes]:
-    """/proc/<p>/task/<tid>/<name> of every thread of the process tree (threads that end
-    meanwhile are skipped)."""
-    for proc in proc_tree.tree(pid):
-        try:
-            tids = os.listdir(f"/proc/{proc}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                with open(f"/proc/{proc}/task/{tid}/{name}", "rb") as f:
-                    yield f.read()
-            except OSError:
-                continue
 
 
 def tree_ctx_switches(pid: int) -> tuple[int, int]:

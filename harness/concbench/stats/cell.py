@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from concbench import steal, warnings
+from concbench.server.steadiness import JIT_BUDGET
 from concbench.resultset.model import CellResult, RunResult, Summary
 from concbench.stats.server_cell import bounds_of, server_stats, server_warnings
 from concbench.stats.summary import summarize
@@ -152,6 +153,26 @@ def _run_notes(runs: list[RunResult]) -> list[str]:
     return found
 
 
+JIT_READ_SLACK_S = 0.02
+"""The compiler threads' CPU is read from /proc in 10 ms ticks at each line: a sum over
+consecutive iterations is off by at most a tick at each end."""
+
+
+def _jit_note(ok_runs: list[RunResult]) -> str | None:
+    """A warning when a JVM's compiler threads took more than the JIT budget of the CPU over
+    the measured iterations (the runs' sums): its times catch it still compiling, as a server
+    window's verdict does (server.steadiness)."""
+    measured = [it for r in ok_runs for it in r.iterations if not it.warmup]
+    timed = [it for it in measured if it.jit_cpu_s is not None and it.cpu_s is not None]
+    if not timed or len(timed) < len(measured):
+        return None
+    cpu = sum(it.cpu_s or 0.0 for it in timed)
+    jit = sum(it.jit_cpu_s or 0.0 for it in timed)
+    if cpu <= 0 or (jit - JIT_READ_SLACK_S) / cpu <= JIT_BUDGET:
+        return None  # within the budget, or within what /proc's ticks can tell apart
+    return warnings.jit_in_iterations(jit / cpu, JIT_BUDGET, jit, len(timed))
+
+
 def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget: ThreadBudget,
               runs: list[RunResult], metadata: dict[str, Any],
               bounds: Bounds | None = None) -> CellResult:
@@ -179,6 +200,9 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget
     ideal = spec.ideal_s(params, budget)
     elapsed = stats.get("elapsed_s")
     efficiency = ideal / elapsed.median if ideal and elapsed and elapsed.median > 0 else None
+    jit = _jit_note(ok_runs)
+    if jit:
+        notes.append(jit)
     if elapsed:
         notes += [w for w in (warnings.high_cv("time", elapsed),
                               warnings.outliers("time", elapsed)) if w]
