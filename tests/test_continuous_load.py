@@ -72,6 +72,21 @@ def test_the_log_moves_onto_the_harness_clock_and_bad_logs_are_refused():
         rl.RequestLog.parse(HEADER + "\n1,2,x,4,5,6,7\n")
 
 
+def test_a_log_file_reads_as_its_text_parses(tmp_path):
+    rows = "\n".join(f"{i * 0.01},0,{0.001 if i == 0 else 0},0.002,0.003,200,200"
+                     for i in range(50))
+    path = tmp_path / "log.csv"
+    path.write_text(HEADER + "\n" + rows + "\n")
+    read, parsed = rl.RequestLog.read(path), rl.RequestLog.parse(path.read_text())
+    assert len(read) == len(parsed) == 50
+    assert np.array_equal(read.end_s, parsed.end_s) and read.first_write_s == parsed.first_write_s
+    path.write_text(HEADER + "\n")
+    assert len(rl.RequestLog.read(path)) == 0
+    path.write_text("request-start,bytes\n1,2\n")
+    with pytest.raises(rl.LogError):
+        rl.RequestLog.read(path)
+
+
 def test_requests_due_follow_oha_s_schedule():
     assert due_in(1000, 10.0, 10.0, 11.0) == 1000
     assert due_in(3, 0.0, 0.2, 1.2) == 3  # due at 1/3, 2/3, 1
@@ -222,3 +237,20 @@ def test_a_window_not_steady_gets_no_fraction_of_nginx_in_a_plan_without_rounds(
     column = table.headers.index("vs nginx")
     shown = {row[0]: row[column] for row in table.rows}
     assert shown["go"] == "60%" and shown["spring-mvc"] == "—", shown
+
+
+def test_a_window_begun_mid_load_allows_the_calls_made_before_it():
+    """The requests in flight when a continuous window begins (one per connection) may have
+    called the backend before it and answered inside it; a fresh generator's window has none."""
+    from concbench.server.backend import BackendCount
+    from concbench.server.load_checks import downstream_check
+    from concbench.server.loadgen import LoadResult
+
+    load = LoadResult(generator="oha", requests=100, ok_requests=100, duration_s=1.0,
+                      requests_per_s=100.0, latency_ms={}, percentiles=[], errors={},
+                      cpu_s=0.1, wall_s=1.0, cpus=(1,), command=[], corrected=False)
+    short = BackendCount(3 * 100 - 3 * 8, (100 - 8) * 100)
+    assert downstream_check(load, short, 100, 8, mid_load=True)[1] is None
+    assert downstream_check(load, short, 100, 8)[1] is not None
+    too_few = BackendCount(3 * 100 - 3 * 9, (100 - 9) * 100)
+    assert downstream_check(load, too_few, 100, 8, mid_load=True)[1] is not None

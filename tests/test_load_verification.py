@@ -141,9 +141,11 @@ def test_a_runtime_claiming_other_cpus_than_it_was_pinned_to_warns(fake_bench):
 
 
 def test_listen_queue_overflows_are_recorded_and_warned_about(fake_bench):
+    # a generator per window (wrk) opens its connections inside the window; one continuous
+    # load opens them before it (tests/test_continuous_load.py)
     res = fake_bench("run", "http-hello", "--contender", "fake-server-backlog", "--param",
                      "connections=64", "--param", "duration-s=2", "--param", "warmup-s=0",
-                     "--runs", "1")
+                     "--param", "loadgen=wrk", "--runs", "1")
     assert res.code == 0, res.stderr
     cell = fake_bench.last()["cells"][0]
     kernel = cell["runs"][0]["server"]["kernel"]

@@ -125,10 +125,11 @@ class ContinuousLoad:
             if self.spec.rate > 0:
                 self.hold(OPEN_LOOP_TAIL_S)
             self.stopped_s = time.perf_counter()
-            text = self.stream.stop()
+            log = rl.RequestLog.read(self.stream.stop())
+        except rl.LogError as err:
+            raise LoadError(str(err)) from None
         finally:
             self.stream.close()
-        log = rl.RequestLog.parse(text)
         first = self.stream.first_sent_s
         if first is None or log.first_write_s is None:
             return log.shifted(self.stream.started)

@@ -81,10 +81,10 @@ def run_continuous(run: Run, proc: ServerProcess,
         t0 = load.begin_window()
         failure = load.hold(float(p["duration-s"]))
         t1 = load.end_window()
+        instruments.end()
         run.held = connections_held.count(run.target, p["connections"],
                                           run.req.where.server.remote is None) \
             if p["keepalive"] == "true" else None
-        instruments.end()
         if failure:
             return failure
         log = load.stop()

@@ -33,19 +33,23 @@ class WindowInstruments:
         self._profiling = False
 
     def begin(self) -> None:
+        """The backend's count last and the server's window next to last, so that they start
+        as close to the load's window as can be."""
         proc = self.proc
-        self._backend_before = self.backend.count() if self.backend else None
         self._kernel_before = kernel_counters.read() if self.local else None
         self._profiling = self._start_profiler()
         self._jit_before = self.jit()
         self._cpu_before = proc.cpu_probe()
         self._syscalls = syscall_counts.begin(proc.pid, proc.where, self.params)
-        proc.begin_window()
         if self.backend:
             self.backend.proc.begin_window()
+        proc.begin_window()
+        self._backend_before = self.backend.count() if self.backend else None
 
     def end(self) -> None:
+        """The backend's count and the server's window first (the mirror of begin)."""
         run, proc = self.run, self.proc
+        backend_after = self.backend.count() if self.backend else None
         proc.end_window()
         cpu_after = proc.cpu_probe()
         run.syscalls = syscall_counts.end(self._syscalls)
@@ -61,9 +65,9 @@ class WindowInstruments:
         run.kernel = kernel_counters.delta(self._kernel_before,
                                            kernel_counters.read() if self.local else None)
         self._stop_profiler()
-        if self.backend and self._backend_before is not None:
+        if self.backend and self._backend_before is not None and backend_after is not None:
             self.backend.proc.end_window()
-            run.backend_window = self.backend.count().since(self._backend_before)
+            run.backend_window = backend_after.since(self._backend_before)
         open_at_end = self.params["connections"] * (3 if self.backend else 1)
         warning = kernel_counters.warning(run.kernel, open_at_end)
         if warning:

@@ -101,12 +101,15 @@ def bytes_check(load: LoadResult, reference: Response, reference_id_digits: int,
 
 
 def downstream_check(load: LoadResult, window: BackendCount, per_request_ms: int,
-                     connections: int) -> tuple[dict[str, Any], str | None]:
-    """Every ok response made its calls with their delays; at most the in-flight ones more."""
+                     connections: int, mid_load: bool = False) -> tuple[dict[str, Any], str | None]:
+    """Every ok response made its calls with their delays; at most the in-flight ones more.
+    `mid_load`: the window began inside a running load (server.continuous), so the requests in
+    flight then, one per connection, may have made calls before it and answered inside it."""
     ok = load.ok_requests
+    least = max(0, ok - connections) if mid_load else ok
     most = load.requests + IN_FLIGHT_ALLOWANCE * connections + load.errors_total
-    calls = (CALLS_PER_REQUEST * ok, CALLS_PER_REQUEST * most)
-    delay = (ok * per_request_ms, most * per_request_ms)
+    calls = (CALLS_PER_REQUEST * least, CALLS_PER_REQUEST * most)
+    delay = (least * per_request_ms, most * per_request_ms)
     record = {"calls": window.requests, "calls_range": list(calls),
               "delay_ms": window.delay_ms, "delay_ms_range": list(delay)}
     problems = []

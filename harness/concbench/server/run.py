@@ -205,7 +205,7 @@ class _ServerRun(RunState):
         if self.backend_window is not None:
             record, problem = load_checks.downstream_check(
                 load, self.backend_window, self.server.downstream_ms(self.req.params),
-                self.req.params["connections"])
+                self.req.params["connections"], mid_load=self.continuous is not None)
             self.under_load["downstream"] = record
             problems.append(problem)
         found = [p for p in problems if p]
