@@ -175,7 +175,9 @@ def test_a_small_accept_queue_costs_p99_only_when_connections_reopen_each_window
     (run,) = restarted["runs"]
     assert run["status"] == "ok", run["reason"]
     slow = run["load"]["latency_ms"]
-    assert slow["max"] >= 900 and slow["p999"] >= 900, slow  # the 1 s retransmission
+    # the 1 s retransmission: the slowest request waits it out, and enough others that p99.9
+    # sits far above what the same server answers on open connections
+    assert slow["max"] >= 900 and slow["p999"] >= 500, slow
     continuous = _run(fake_bench, "fake-server-backlog", *common, "loadgen=oha")
     (run,) = continuous["runs"]
     assert run["status"] == "ok", run["reason"]

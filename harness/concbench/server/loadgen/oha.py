@@ -18,6 +18,16 @@ from concbench.server.loadgen.base import PERCENTILE_POINTS, LoadError, LoadResu
 DEADLINE_ABORT = "aborted due to deadline"
 
 
+def target(spec: LoadSpec) -> list[str]:
+    """The connection and URL arguments that end an oha command line: keep-alive or not, and
+    the URL (a pattern of ids when the load varies them)."""
+    argv = [] if spec.keepalive else ["--disable-keepalive"]
+    if not spec.varied_ids:
+        return [*argv, spec.url + spec.path]
+    return [*argv, "--rand-regex-url",
+            spec.url + re.escape(re.sub(r"\d+$", "", spec.path)) + "[1-9][0-9]{0,5}"]
+
+
 class Oha:
     name = "oha"
 
@@ -31,13 +41,7 @@ class Oha:
                 "--worker-threads", str(spec.threads), "-t", f"{math.ceil(spec.timeout_s)}s"]
         if spec.rate > 0:
             argv += ["-q", str(spec.rate), "--latency-correction"]
-        if not spec.keepalive:
-            argv += ["--disable-keepalive"]
-        url = spec.url + spec.path
-        if spec.varied_ids:
-            argv += ["--rand-regex-url"]
-            url = spec.url + re.escape(re.sub(r"\d+$", "", spec.path)) + "[1-9][0-9]{0,5}"
-        return pinned([*argv, url], spec.cpus)
+        return pinned([*argv, *target(spec)], spec.cpus)
 
     def run(self, spec: LoadSpec) -> LoadResult:
         argv = self.command(spec, "{out}")

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import signal
 import subprocess
 import tempfile
@@ -36,6 +35,7 @@ from concbench import tools
 from concbench.proc.deathsig import dies_with_us
 from concbench.proc.tree import exact_cpu_s
 from concbench.server.loadgen.base import LoadError, LoadSpec, pinned
+from concbench.server.loadgen.oha import target
 
 TOKEN_DELAY_MS = 2
 TOKEN_BURST = 1000
@@ -59,13 +59,7 @@ def command(spec: LoadSpec) -> list[str]:
         argv += ["-q", str(spec.rate), "--latency-correction"]
     else:
         argv += ["--burst-delay", f"{TOKEN_DELAY_MS}ms", "--burst-rate", str(TOKEN_BURST)]
-    if not spec.keepalive:
-        argv += ["--disable-keepalive"]
-    url = spec.url + spec.path
-    if spec.varied_ids:
-        argv += ["--rand-regex-url"]
-        url = spec.url + re.escape(re.sub(r"\d+$", "", spec.path)) + "[1-9][0-9]{0,5}"
-    return pinned([*argv, url], spec.cpus)
+    return pinned([*argv, *target(spec)], spec.cpus)
 
 
 @dataclass(frozen=True)
