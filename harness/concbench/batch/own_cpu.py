@@ -20,11 +20,10 @@ HARNESS_TICK_NS = 10_000_000
 CLOCK_RATE_SLACK = 0.05
 """How far a process's CPU-time clock may run ahead of the wall clock it is compared with: the
 kernel counts CPU time on the scheduler's clock, which in a virtual machine runs apart from the
-monotonic clock (a kotlin skynet pinned to one CPU here read 260.5 ms of CPU in 253.0 ms of
-wall time, 3 % over; go and java rings up to 1 % over)."""
+monotonic clock by a few per cent."""
 READ_SLACK_NS = 5_000_000
-"""A scheduler tick of the kernel (4 ms at HZ 250, this VM's) and the two clocks' reads: a
-java-completable ring pinned to one CPU read 35.5 ms of CPU in 32.3 ms of wall time here."""
+"""A scheduler tick of the kernel (4 ms at HZ 250) and the two clocks' reads at each end of the
+timer."""
 
 
 def usable_cpus() -> int:

@@ -151,6 +151,8 @@ class Supervised:
                 raise
             raise OSError(f"could not enter its cgroup before exec ({err})") from None
         self.pid = self._proc.pid
+        self._jit_seen: bool | None = None
+        """Whether the tree had JIT compiler threads at its first iteration line."""
         self.sampler = make_sampler(sampler_exe, self.pid, self.started, self._rss_limit)
         self._threads = [
             threading.Thread(target=self._wait, daemon=True),
@@ -196,7 +198,12 @@ class Supervised:
             message[CPU_AT_LINE] = now.cpu_s if now else None
             message[RSS_AT_LINE] = now.rss_bytes if now else None
             message[T_AT_LINE] = now.t_s if now else None
-            jit = jit_cpu_s(self.pid)
+            # the thread scan only while the tree has a JIT: HotSpot starts its compiler
+            # threads with the VM, so a first line without them means there is none, and the
+            # scan of every thread's stat would only take CPU from the next iteration
+            jit = jit_cpu_s(self.pid) if self._jit_seen is not False else None
+            if self._jit_seen is None:
+                self._jit_seen = jit is not None
             if jit is not None:
                 message[JIT_AT_LINE] = jit
             if self.cgroup is not None:  # and its cgroup's throttling

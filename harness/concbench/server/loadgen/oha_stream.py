@@ -51,7 +51,7 @@ STOP_GRACE_S = 60.0
 def command(spec: LoadSpec) -> list[str]:
     """The oha command line of a continuous load (pinned when spec.cpus). Its log goes to
     stdout: Rust's stdout writes a line at a time, where `-o FILE` writes each formatted piece
-    of a row with a system call of its own (13 a row: 25 s for 2.6 million rows here)."""
+    of a row with a system call of its own (13 a row)."""
     argv = [str(tools.path("oha")), "-n", str(REQUESTS_UNBOUNDED), "-c", str(spec.connections),
             "--no-tui", "--output-format", "csv",
             "--worker-threads", str(spec.threads), "-t", f"{math.ceil(spec.timeout_s)}s"]
