@@ -88,3 +88,13 @@ def test_the_cells_figures_are_the_medians_of_the_runs_server_and_generator_us()
     assert stats["server_cpu_us_per_request"].median == pytest.approx(400.0)
     assert stats["server_cpu_us_per_request"].min == pytest.approx(200.0)
     assert stats["generator_cpu_us_per_request"].median == pytest.approx(160.0)
+
+
+def test_the_server_figure_without_the_jit_takes_out_exactly_its_compiler_threads_cpu():
+    jit_s = 0.25
+    found = cpu_per_request(_window(), None, _load(), jit_s)
+    assert found is not None and found.jit_cpu_s == jit_s
+    assert found.server_us == pytest.approx(TREE_CPU_S * 1e6 / RESPONSES)
+    assert found.server_us_without_jit == pytest.approx((TREE_CPU_S - jit_s) * 1e6 / RESPONSES)
+    plain = cpu_per_request(_window(), None, _load())
+    assert plain is not None and plain.server_us_without_jit == plain.server_us, "no JIT"
