@@ -13,7 +13,7 @@ import pytest
 
 from concbench.report import flags
 from concbench.server import request_log as rl
-from concbench.server.connections_held import Held
+from concbench.server.connections_held import PACE_S, Held, HeldTrend
 from concbench.server.continuous import due_in
 from concbench.server.steadiness import JIT_BUDGET, judge, trend
 
@@ -201,13 +201,46 @@ def test_a_server_whose_rate_falls_through_the_window_is_not_steady(fake_bench, 
 
 
 @pytest.mark.measures
-def test_a_server_that_leaves_connections_unaccepted_is_invalid(fake_bench, wrk):
-    cell = _run(fake_bench, "fake-server-capped", "connections=8", "warmup-s=1",
+def test_a_server_that_leaves_connections_unaccepted_is_invalid_once_they_are_out_of_reach(
+        fake_bench, wrk):
+    """capped accepts a few connections and no more: the lead-in may wait up to warmup-s for
+    the rest, but ends once its pace (none) could not hold them by then, and the run with it."""
+    cell = _run(fake_bench, "fake-server-capped", "connections=8", "warmup-s=30",
                 "duration-s=1")
     assert cell["status"] == "invalid", cell
     held = re.search(r"the server held (\d+) of the 8 connections asked for", cell["reason"])
     assert held and int(held.group(1)) <= 4, cell["reason"]
     assert "waiting unaccepted in its listen queue" in cell["reason"], cell["reason"]
+    assert "gaining 0 a second" in cell["reason"], cell["reason"]
+    assert "would not be held by the lead-in's end at 30 s" in cell["reason"], cell["reason"]
+    (run,) = cell["runs"]
+    continuous = run["server"]["continuous"]
+    assert PACE_S <= continuous["lead_in_s"] < PACE_S + 5, continuous
+    assert run["server"]["connections_held"]["held"] == int(held.group(1))
+    assert run["load"] is None  # no warm-up, no window
+
+
+def _trend(cap_s: float, counts: list[int]) -> HeldTrend:
+    trend = HeldTrend(cap_s)
+    for second, held in enumerate(counts):
+        trend.add(float(second), held)
+    return trend
+
+
+def test_a_held_count_is_out_of_reach_only_when_three_times_its_pace_misses_the_cap():
+    # 11 readings a second apart: the pace is taken over the last 10 s
+    slow = _trend(60.0, [1000 + 50 * s for s in range(11)])  # 50/s: 1 500 + 3·50·50 < 10 000
+    assert slow.pace_per_s() == pytest.approx(50.0)
+    assert slow.out_of_reach(10_000)
+    assert "1500 held after 10 s of load, gaining 50 a second" in slow.pace_text(10_000)
+    assert "other 8500 would not be held by the lead-in's end at 60 s" in slow.pace_text(10_000)
+    # 60/s: 1 600 + 3·60·50 = 10 600, within reach
+    assert not _trend(60.0, [1000 + 60 * s for s in range(11)]).out_of_reach(10_000)
+    # the same pace with less time left is out of reach
+    assert _trend(30.0, [1000 + 60 * s for s in range(11)]).out_of_reach(10_000)
+    assert not _trend(60.0, [10_000] * 11).out_of_reach(10_000)  # every one held
+    assert not _trend(60.0, [4] * 10).out_of_reach(8)  # under 10 s of readings: no pace yet
+    assert _trend(60.0, [4] * 11).out_of_reach(8)  # flat
 
 
 def test_a_window_not_steady_gets_no_fraction_of_nginx_in_a_plan_without_rounds():

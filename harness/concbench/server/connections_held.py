@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -45,6 +45,62 @@ class Held:
     def to_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "established": self.established,
                 "accept_queue": self.accept_queue, "held": self.held, "side": self.side}
+
+
+PACE_S = 10.0
+"""The span over which the lead-in's pace of accepting is taken."""
+PACE_MARGIN = 3.0
+"""How much faster than that pace the server is allowed to become before the cap."""
+
+
+@dataclass
+class HeldTrend:
+    """The held count over a lead-in, and whether the server can still hold every connection
+    by the lead-in's end.
+
+    A server that serves the connections it has accepted while the rest wait in its listen
+    queue accepts them at a pace of its own (a few dozen a second for an accept loop that
+    competes with serving on one CPU), in jumps when SYN retransmits bring a batch back. When
+    even PACE_MARGIN times its pace over the last PACE_S would leave connections unheld at the
+    cap, waiting out the cap only delays the same verdict."""
+
+    cap_s: float
+    """The lead-in's end, in seconds into the load (the readings' clock)."""
+    readings: list[tuple[float, int]] = field(default_factory=list)
+
+    def add(self, at_s: float, held: int) -> None:
+        self.readings.append((at_s, held))
+
+    def pace_per_s(self) -> float | None:
+        """Connections gained per second over the last PACE_S; None before PACE_S of readings."""
+        now, held = self.readings[-1]
+        before = [(t, h) for t, h in self.readings if t <= now - PACE_S]
+        if not before:
+            return None
+        then, was = before[-1]
+        return max(0.0, (held - was) / (now - then))
+
+    def out_of_reach(self, asked: int) -> bool:
+        """Some connections are still unheld, and PACE_MARGIN × the pace would not hold them
+        by cap_s."""
+        if not self.readings or self.readings[-1][1] >= asked:
+            return False
+        pace = self.pace_per_s()
+        if pace is None:
+            return False
+        now, held = self.readings[-1]
+        return held + PACE_MARGIN * pace * max(0.0, self.cap_s - now) < asked
+
+    def pace_text(self, asked: int) -> str:
+        now, held = self.readings[-1]
+        pace = self.pace_per_s() or 0.0
+        return (f"{held} held after {now:.0f} s of load, gaining {pace:.0f} a second over the "
+                f"last {PACE_S:g} s: even at {PACE_MARGIN:g} times that pace the other "
+                f"{asked - held} would not be held by the lead-in's end at {self.cap_s:g} s")
+
+    def to_list(self) -> list[list[float]]:
+        """[seconds into the load, held] per reading, for the run's record."""
+        return [[round(t, 2), h] for t, h in self.readings]
 
 
 def _ss(args: list[str]) -> list[str] | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from concbench.server import request_log as rl
+from concbench.server.connections_held import Held, HeldTrend
 from concbench.server.loadgen import LoadResult
 from concbench.server.loadgen.base import LoadError, LoadSpec
 from concbench.server.loadgen.oha_stream import (TOKEN_RATE_PER_S, TOKEN_RATE_SHARE, Reading,
@@ -66,6 +67,9 @@ class ContinuousLoad:
         self.stopped_s: float | None = None
         """When the generator was told to stop (the harness's clock)."""
         self.lead_in_s = 0.0
+        self.trend = HeldTrend(0.0)
+        self.unreachable: Held | None = None
+        """The count when the lead-in found the ask out of its reach."""
         self.stream = RunningLoad(spec)
 
     def hold(self, seconds: float) -> tuple[str, str] | None:
@@ -82,14 +86,24 @@ class ContinuousLoad:
                 return None
             time.sleep(min(POLL_S, left))
 
-    def lead_in(self, all_held: Callable[[], bool] | None, cap_s: float
+    def lead_in(self, held_now: Callable[[], Held | None] | None, cap_s: float
                 ) -> tuple[str, str] | None:
-        """At least LEAD_IN_S of load; with `all_held` (keep-alive), until the server holds
+        """At least LEAD_IN_S of load; with `held_now` (keep-alive), until the server holds
         every connection too (a server accepts thousands of connections at its own pace while
-        it serves the first), at most cap_s: the warm-up starts on every connection."""
+        it serves the first), at most cap_s: the warm-up starts on every connection. A count
+        that cannot reach the ask by cap_s (connections_held.HeldTrend) ends the lead-in
+        early, kept in `unreachable`."""
         failure = self.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - self.stream.started)))
-        while failure is None and all_held is not None and not all_held() \
+        self.trend = HeldTrend(cap_s)
+        while failure is None and held_now is not None \
                 and time.perf_counter() - self.stream.started < cap_s:
+            found = held_now()
+            if found is None or found.problem() is None:
+                break
+            self.trend.add(time.perf_counter() - self.stream.started, found.held)
+            if self.trend.out_of_reach(found.asked):
+                self.unreachable = found
+                break
             failure = self.hold(LEAD_IN_POLL_S)
         self.lead_in_s = time.perf_counter() - self.stream.started
         return failure

@@ -73,7 +73,8 @@ def run_continuous(run: Run, proc: ServerProcess,
     except LoadError as err:
         return "crash", f"load generator oha failed to start: {err}"
     try:
-        failure = load.lead_in(_all_held(run), _lead_in_cap(p)) or _warm_up(run, proc, load)
+        failure = load.lead_in(_held_now(run), _lead_in_cap(p)) or _unreachable(run, load) \
+            or _warm_up(run, proc, load)
         if failure:
             return failure
         instruments = run.instruments(proc, backend)
@@ -104,17 +105,26 @@ def _lead_in_cap(p: dict[str, Any]) -> float:
     return min(LEAD_IN_CAP_S, max(10.0, float(p["warmup-s"])))
 
 
-def _all_held(run: Run) -> Any:
-    """Keep-alive: whether the server now holds every connection asked for."""
+def _held_now(run: Run) -> Any:
+    """Keep-alive: the connections the server now holds."""
     p = run.req.params
     if p["keepalive"] != "true":
         return None
     here = run.req.where.server.remote is None
+    return lambda: connections_held.count(run.target, p["connections"], here)
 
-    def check() -> bool:
-        found = connections_held.count(run.target, p["connections"], here)
-        return found is None or found.problem() is None
-    return check
+
+def _unreachable(run: Run, load: cont.ContinuousLoad) -> Failure | None:
+    """A server that cannot hold every connection by the lead-in's end is invalid there: a
+    warm-up and a window on the connections it holds would measure a smaller load than
+    asked, and the window's end would find the same shortfall."""
+    held = load.unreachable
+    if held is None:
+        return None
+    run.held = held
+    run.continuous = {**(run.continuous or {}), "lead_in_s": round(load.lead_in_s, 3),
+                      "held_in_lead_in": load.trend.to_list()}
+    return "invalid", f"{held.problem()} ({load.trend.pace_text(held.asked)}; the run ended there)"
 
 
 def _warm_up(run: Run, proc: ServerProcess, load: cont.ContinuousLoad) -> Failure | None:
@@ -136,6 +146,7 @@ def _judge(run: Run, load: cont.ContinuousLoad, log: Any, t0: float, t1: float,
     tolerance = float(p["warmup-steady-pct"]) or DEFAULT_TOLERANCE_PCT
     run.steadiness = cont.steadiness(log, t0, t1, tolerance, jit_share)
     run.continuous = {**(run.continuous or {}), "lead_in_s": round(load.lead_in_s, 3),
+                      "held_in_lead_in": load.trend.to_list(),
                       "window_from_s": round(t0 - load.stream.started, 3),
                       "clock_offset_known": load.stream.first_sent_s is not None,
                       "responses_logged": len(log),
