@@ -20,7 +20,7 @@ import pytest
 from concbench import tools
 from concbench.report import syscall_table
 from concbench.resultset.io import from_dict
-from concbench.server import syscall_counts
+from concbench.server import syscall_counts, syscalls_window
 
 pytestmark = pytest.mark.usefixtures("wrk")
 
@@ -58,8 +58,10 @@ def test_a_known_number_of_calls_per_request_is_read_back(fake_bench):
     cell = _run(fake_bench, "fake-server-epollctl")
     record = cell["runs"][0]["server"]["syscalls"]
     assert record["note"] is None and record["missing"] == [], record
-    requests = cell["runs"][0]["load"]["requests"]
-    assert record["requests"] == requests > 100
+    # counted in a window of their own after the measured one, which perf never slowed
+    assert record["window"]["after_measured"] and record["window"]["seconds"] > 0, record
+    assert record["requests"] > 100 and record["ctx_requests"] == \
+        cell["runs"][0]["load"]["requests"], record
     assert record["per_request"]["epoll_ctl"] == pytest.approx(2.0, rel=TOLERANCE), record
     # every response is written by one of the per-connection threads
     assert record["per_request"]["sendto"] + record["per_request"]["write"] >= 0.95, record
@@ -207,3 +209,16 @@ def test_threads_and_children_started_after_attaching_are_counted(monkeypatch):
         parent.wait()
     assert found is not None and found.note is None, found
     assert found.counts["epoll_ctl"] == 1000, found.counts
+
+
+def test_counts_and_the_measured_windows_context_switches_each_over_their_own_responses():
+    counted = syscall_counts.SyscallWindow({"epoll_ctl": 400, "context-switches": 50})
+    record = syscalls_window.record(counted, 200, 2.0, (30, 10), 100)
+    assert record is not None
+    assert record["per_request"]["epoll_ctl"] == 2.0  # 400 calls in 200 responses
+    assert record["per_request"]["context-switches"] == 0.25
+    assert record["per_request"]["ctx_voluntary"] == 0.3  # /proc's 30 over the measured 100
+    assert record["per_request"]["ctx_involuntary"] == 0.1
+    assert record["requests"] == 200 and record["ctx_requests"] == 100
+    assert record["window"] == {"after_measured": True, "seconds": 2.0}
+    assert syscalls_window.record(None, 200, 2.0, None, 100) is None

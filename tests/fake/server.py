@@ -21,7 +21,9 @@ request at a time, each holding the server STALL_S: at most 1/STALL_S requests/s
 slowing (hello: each answer waits SLOWING_PER_S times the seconds since the first request,
 so the rate falls steadily: tests/test_continuous_load.py), capped (accepts CAPPED
 connections, then leaves the rest in its listen queue, unanswered, as a server with a
-connection limit of its own does).
+connection limit of its own does), hiccup (hello: once, when request HICCUP_AT arrives
+(environment variable FAKE_HICCUP_AT), every request waits until HICCUP_S after it: one stall
+placed at a known moment of a load of known rate: tests/test_rate_point.py).
 """
 
 import json
@@ -46,6 +48,10 @@ STALL = threading.Lock()
 SLOWING_PER_S = 0.002
 FIRST = []
 CAPPED = 4
+HICCUP_S = 0.2
+HICCUP_AT = int(os.environ.get("FAKE_HICCUP_AT", "0"))
+HICCUP = {"arrived": 0, "until": 0.0}
+HICCUP_LOCK = threading.Lock()
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
 """Modes that cheat from the second request on a connection on."""
 
@@ -145,6 +151,12 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "stall":
             with STALL:
                 time.sleep(STALL_S)
+        if MODE == "hiccup":
+            with HICCUP_LOCK:
+                HICCUP["arrived"] += 1
+                if HICCUP["arrived"] == HICCUP_AT:
+                    HICCUP["until"] = time.monotonic() + HICCUP_S
+            time.sleep(max(0.0, HICCUP["until"] - time.monotonic()))
         if MODE == "slowing":
             FIRST[:] = FIRST or [time.monotonic()]
             time.sleep(SLOWING_PER_S * (time.monotonic() - FIRST[0]))

@@ -1,18 +1,23 @@
 """Capacity at a latency target: the highest open-loop rate a server holds with p99 under
-`slo-p99-ms`, found by bisection before the measured window.
+`slo-p99-ms`, found by bisection and confirmed before the measured window.
 
 A window *holds* its offered rate when the server kept up with it (server.saturation: 99 %
-of the offered rate achieved, oha's backlog under 1 %), no request failed, and oha's p99
-(corrected for coordinated omission) is at most the target. The search starts from the
+of the requests due answered), no request failed, and oha's p99 (corrected for coordinated
+omission, over every request due: one that never answered counts at its floor) is at most
+the target. Each window is a load of its own at its rate, after a lead-in at that rate
+(server.rate_point), so no window inherits what ran before it. The search starts from the
 server's closed-loop peak (PROBE_S seconds, the same probe as rate=N%): the interval
 [0, peak] is halved `capacity-steps` times, each step one window of `capacity-window-s` at
-the interval's middle; the capacity is the highest rate that held. With 6 steps it is within
-1/64 of the peak. The measured window then runs at that rate (at the lowest rate tried when
-none held, so the run still has its latency and CPU figures): its own verdict is recorded
-beside the search's, and a miss there says the capacity sits on the edge.
+the interval's middle. With 6 steps it is within 1/64 of the peak.
 
-One window decides each step, so on a noisy machine a single unlucky window can send the
-search low; repeated runs (`--runs`) give the spread, and every window is recorded.
+One window must not decide: p99 is not monotonic in the rate on a host whose speed moves
+(one bad window at half the peak sent an earlier search low for good), so a miss is tried
+once more at the same rate (at most RETRIES a search), and the highest rate that held is
+accepted only when a confirming window after the search holds too (else the next highest,
+at most CONFIRMATIONS); the capacity is that confirmed rate, 0 when none was. A window whose
+generator used its whole CPU decides nothing (inconclusive) and ends the search there. The
+measured window then runs at the capacity (at the lowest rate tried when there is none, so
+the run still has its latency and CPU figures). Every window is recorded with its role.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from concbench.server import rate_point
 from concbench.server.loadgen import LoadResult
 from concbench.server.rate_probe import Failure, Load, closed_loop_peak
 from concbench.server.saturation import open_loop_record
@@ -36,22 +42,34 @@ class CapacityWindow:
     held: bool
     why: str
     """Why the window missed (empty when it held)."""
+    generator_cpu_share: float | None = None
+    """The generator's CPU over the window, as a share of the CPUs it was given."""
+    inconclusive: bool = False
+    """The generator was busy (server.rate_point.GENERATOR_BUSY_SHARE): neither held nor
+    missed by the server."""
+    role: str = "search"
+    """"search", "retry" (the same rate again after a miss) or "confirm" (after the search)."""
 
 
 def judge(load: LoadResult, offered_per_s: int, window_s: float,
-          target_ms: float) -> CapacityWindow:
+          target_ms: float, role: str = "search") -> CapacityWindow:
     """Whether one open-loop window held its rate within the target."""
     point = open_loop_record(load, offered_per_s, window_s)
     p99 = load.latency_ms.get("p99")
+    share = rate_point.generator_share(load)
+    errors = load.errors_total - int(load.notes.get("missed", 0) or 0)
     why = [point["why"]] if point["saturated"] else []
-    if load.errors_total:
-        why.append(f"{load.errors_total} errors")
+    if errors:
+        why.append(f"{errors} errors")
     if p99 is None:
         why.append("no latency (no response)")
     elif p99 > target_ms:
         why.append(f"p99 {p99:.3g} ms above the target of {target_ms:g} ms")
-    return CapacityWindow(offered_per_s, load.requests_per_s, p99, load.errors_total,
-                          not why, "; ".join(why))
+    busy = rate_point.generator_bound(load)
+    if busy:
+        why.insert(0, f"inconclusive: the generator used {share:.0%} of its CPU")
+    return CapacityWindow(offered_per_s, load.requests_per_s, p99, errors, not why,
+                          "; ".join(why), share, busy, role)
 
 
 @dataclass(frozen=True)
@@ -67,8 +85,20 @@ class CapacitySearch:
 
     @property
     def capacity_per_s(self) -> float:
-        """The highest rate that held (0.0 when none did)."""
-        return float(max((w.offered_per_s for w in self.windows if w.held), default=0))
+        """The highest rate that held in the search and again in its confirming window (0.0
+        when none did)."""
+        return float(max((w.offered_per_s for w in self.windows
+                          if w.role == "confirm" and w.held), default=0))
+
+    @property
+    def held_in_search(self) -> list[int]:
+        """The rates that held in the search (at the first try or at the retry), highest first."""
+        return sorted({w.offered_per_s for w in self.windows
+                       if w.role != "confirm" and w.held}, reverse=True)
+
+    @property
+    def generator_bound(self) -> bool:
+        return any(w.inconclusive for w in self.windows)
 
     @property
     def window_rate(self) -> int:
@@ -81,36 +111,71 @@ class CapacitySearch:
     @property
     def at_top(self) -> bool:
         """True when every window held: the probed peak, not the target, bounded the search."""
-        return bool(self.windows) and all(w.held for w in self.windows)
+        searched = [w for w in self.windows if w.role == "search"]
+        return bool(searched) and all(w.held for w in searched)
 
     def to_dict(self) -> dict[str, Any]:
         return {"target_p99_ms": self.target_p99_ms, "peak_per_s": self.peak_per_s,
                 "capacity_per_s": self.capacity_per_s, "window_s": self.window_s,
                 "steps": self.steps, "at_top": self.at_top,
+                "held_in_search": self.held_in_search, "generator_bound": self.generator_bound,
                 "windows": [dict(w.__dict__) for w in self.windows]}
+
+
+RETRIES = 2
+"""Misses retried at the same rate per search: a single unlucky window (p99 is not monotonic
+in the rate on a host whose speed moves) does not send the search low for good."""
+CONFIRMATIONS = 2
+"""Rates the search found that get a confirming window, highest first."""
+
+
+class _Attempts:
+    """The windows of one search, each judged and recorded."""
+
+    def __init__(self, search: CapacitySearch, load: Load, settle: Callable[[], None]):
+        self.search, self.load, self.settle = search, load, settle
+        self.windows: list[CapacityWindow] = []
+
+    def run(self, rate: int, role: str) -> tuple[CapacityWindow | None, Failure | None]:
+        found, failure = self.load(self.search.window_s, rate)
+        if failure or found is None:
+            return None, failure or ("crash", "a capacity window gave no result")
+        window = judge(found, rate, self.search.window_s, self.search.target_p99_ms, role)
+        self.windows.append(window)
+        if not window.held:
+            self.settle()  # a missed window may leave a backlog behind
+        return window, None
 
 
 def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
            ) -> tuple[CapacitySearch, Failure | None]:
-    """Halve [0, peak] `steps` times, one window at each middle."""
+    """Halve [0, peak] `steps` times, one window at each middle (a miss tried once more, at
+    most RETRIES times a search; a window the generator bounded ends the search there), then
+    confirm the highest rate that held (or the next, at most CONFIRMATIONS)."""
     low, high = 0.0, search.peak_per_s
-    windows: list[CapacityWindow] = []
+    tries = _Attempts(search, load, settle)
+    retries = 0
     for _ in range(search.steps):
         rate = max(1, round((low + high) / 2))
-        if windows and rate in {w.offered_per_s for w in windows}:
+        if rate in {w.offered_per_s for w in tries.windows}:
             break  # the interval is narrower than one request/s
-        found, failure = load(search.window_s, rate)
-        if failure or found is None:
-            return _with(search, windows), failure or ("crash", "a capacity window gave no "
-                                                       "result")
-        window = judge(found, rate, search.window_s, search.target_p99_ms)
-        windows.append(window)
+        window, failure = tries.run(rate, "search")
+        if window is not None and not window.held and not window.inconclusive \
+                and retries < RETRIES:
+            retries += 1
+            window, failure = tries.run(rate, "retry")
+        if failure or window is None:
+            return _with(search, tries.windows), failure
+        if window.inconclusive:
+            break  # the generator cannot offer more than this: nothing above it is known
+        low, high = (rate, high) if window.held else (low, rate)
+    for rate in _with(search, tries.windows).held_in_search[:CONFIRMATIONS]:
+        window, failure = tries.run(rate, "confirm")
+        if failure or window is None:
+            return _with(search, tries.windows), failure
         if window.held:
-            low = rate
-        else:
-            high = rate
-            settle()  # a missed window may leave a backlog behind
-    return _with(search, windows), None
+            break
+    return _with(search, tries.windows), None
 
 
 def _with(search: CapacitySearch, windows: list[CapacityWindow]) -> CapacitySearch:
@@ -132,11 +197,22 @@ def search_capacity(params: dict[str, Any], floor_ms: float | None, load: Load,
         return search, None, (f"slo-p99-ms={target:g} is at or below this workload's latency "
                               f"floor of {floor_ms:g} ms: no rate can hold it (capacity 0)")
     search, failure = bisect(search, load, settle)
-    warning = None
+    return search, failure, _warning(search, target)
+
+
+def _warning(search: CapacitySearch, target: float) -> str | None:
+    if search.generator_bound:
+        busy = min(w.offered_per_s for w in search.windows if w.inconclusive)
+        return (f"the generator used its whole CPU at {busy:,} requests/s: the search stopped "
+                "there and the capacity may be higher")
+    if not search.capacity_per_s and search.held_in_search:
+        return (f"no capacity confirmed: {', '.join(f'{r:,}' for r in search.held_in_search)} "
+                f"requests/s held p99 ≤ {target:g} ms in the search but missed again in a "
+                "confirming window (capacity 0)")
     if search.at_top:
-        warning = (f"every capacity window held: the capacity reached the closed-loop probe's "
-                   f"peak ({search.peak_per_s:,.0f} requests/s) and may be higher")
-    elif not search.capacity_per_s and search.windows:
-        warning = (f"no rate held p99 ≤ {target:g} ms down to "
-                   f"{min(w.offered_per_s for w in search.windows)} requests/s (capacity 0)")
-    return search, failure, warning
+        return (f"every capacity window held: the capacity reached the closed-loop probe's "
+                f"peak ({search.peak_per_s:,.0f} requests/s) and may be higher")
+    if not search.capacity_per_s and search.windows:
+        return (f"no rate held p99 ≤ {target:g} ms down to "
+                f"{min(w.offered_per_s for w in search.windows)} requests/s (capacity 0)")
+    return None

@@ -60,9 +60,11 @@ class Marks:
 class ContinuousLoad:
     """The generator of one server run, from the lead-in to the end of the measured window."""
 
-    def __init__(self, spec: LoadSpec, alive: Alive):
+    def __init__(self, spec: LoadSpec, alive: Alive, tail_s: float = OPEN_LOOP_TAIL_S):
         self.spec = spec
         self.alive = alive
+        self.tail_s = tail_s
+        """Open loop: how long the load runs past the window before it stops."""
         self.marks = Marks()
         self.stopped_s: float | None = None
         """When the generator was told to stop (the harness's clock)."""
@@ -137,7 +139,7 @@ class ContinuousLoad:
         clock."""
         try:
             if self.spec.rate > 0:
-                self.hold(OPEN_LOOP_TAIL_S)
+                self.hold(self.tail_s)
             self.stopped_s = time.perf_counter()
             log = rl.RequestLog.read(self.stream.stop())
         except rl.LogError as err:

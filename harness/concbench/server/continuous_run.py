@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from concbench.server import connections_held, continuous as cont
+from concbench.server import connections_held, continuous as cont, request_log as rl
+from concbench.server import syscalls_window
 from concbench.server.backend import LatencyBackend
 from concbench.server.instruments import WindowInstruments
 from concbench.server.loadgen import LoadError, LoadResult
@@ -37,6 +38,9 @@ class Run(Protocol):
     steadiness: Any
     held: Any
     continuous: dict[str, Any] | None
+    syscalls: Any
+    syscalls_requests: int | None
+    syscalls_seconds: float | None
 
     def jit_probe(self, proc: ServerProcess) -> Any: ...
 
@@ -58,7 +62,8 @@ def _spec(run: Run) -> Any:
     """The load for the whole run: its per-request timeout (the spec's duration + 5 s) past
     the longest the run may last, so no request times out before the run ends."""
     p = run.req.params
-    longest = _lead_in_cap(p) + float(p["warmup-s"]) + float(p["duration-s"]) \
+    windows = 2 if syscalls_window.wanted(p) else 1
+    longest = _lead_in_cap(p) + float(p["warmup-s"]) + windows * float(p["duration-s"]) \
         + cont.OPEN_LOOP_TAIL_S
     return run.req.load_spec(run.target, longest, run.offered_per_s)
 
@@ -88,7 +93,12 @@ def run_continuous(run: Run, proc: ServerProcess,
             if p["keepalive"] == "true" else None
         if failure:
             return failure
+        counted, failure = _count_syscalls(run, proc, load)
+        if failure:
+            return failure
         log = load.stop()
+        if counted is not None:
+            run.syscalls_requests = rl.span(log, *counted).responses
     except LoadError as err:
         return run._died(proc, "continuous") or ("crash", f"load generator oha failed: {err}")
     finally:
@@ -125,6 +135,23 @@ def _unreachable(run: Run, load: cont.ContinuousLoad) -> Failure | None:
     run.continuous = {**(run.continuous or {}), "lead_in_s": round(load.lead_in_s, 3),
                       "held_in_lead_in": load.trend.to_list()}
     return "invalid", f"{held.problem()} ({load.trend.pace_text(held.asked)}; the run ended there)"
+
+
+def _count_syscalls(run: Run, proc: ServerProcess, load: cont.ContinuousLoad
+                    ) -> tuple[tuple[float, float] | None, Failure | None]:
+    """syscalls=true: perf stat over a window as long as the measured one, right after it on
+    the same load (server.syscalls_window): (its start and end, a failure)."""
+    p = run.req.params
+    if not syscalls_window.wanted(p):
+        return None, None
+    edges = syscalls_window.SyscallsEdges(proc, p)
+    edges.begin()
+    start = load.stream.read().at_s
+    failure = load.hold(float(p["duration-s"]))
+    end = load.stream.read().at_s
+    edges.end()
+    run.syscalls, run.syscalls_seconds = edges.counted, end - start
+    return (start, end), failure
 
 
 def _warm_up(run: Run, proc: ServerProcess, load: cont.ContinuousLoad) -> Failure | None:

@@ -1,7 +1,7 @@
 """What the harness reads around a server's measured window, whatever drives its load: the
 server's and the latency backend's CPU, context switches and files (server.window), the JIT's
-counters and its compiler threads' CPU, the kernel's TCP counters, system calls (perf stat,
-syscalls=true) and a profile (--profile). Begun just before the window and ended just after
+counters and its compiler threads' CPU, the kernel's TCP counters and a profile (--profile);
+system calls are counted in a window of their own after it (server.syscalls_window). Begun just before the window and ended just after
 it; everything is recorded on the run's state (server.state)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from concbench.profiling import ProfileError, Profiler
-from concbench.server import kernel_counters, syscall_counts
+from concbench.server import kernel_counters
 from concbench.server.backend import LatencyBackend
 from concbench.server.jvm_counters import JitProbe
 from concbench.server.process import ServerProcess
@@ -29,7 +29,6 @@ class WindowInstruments:
         self._kernel_before: dict[str, int] | None = None
         self._jit_before: Any = None
         self._cpu_before: tuple[float, float | None] = (0.0, None)
-        self._syscalls: Any = None
         self._profiling = False
 
     def begin(self) -> None:
@@ -40,7 +39,6 @@ class WindowInstruments:
         self._profiling = self._start_profiler()
         self._jit_before = self.jit()
         self._cpu_before = proc.cpu_probe()
-        self._syscalls = syscall_counts.begin(proc.pid, proc.where, self.params)
         if self.backend:
             self.backend.proc.begin_window()
         proc.begin_window()
@@ -52,7 +50,6 @@ class WindowInstruments:
         backend_after = self.backend.count() if self.backend else None
         proc.end_window()
         cpu_after = proc.cpu_probe()
-        run.syscalls = syscall_counts.end(self._syscalls)
         run.window_jit = jit_between(self._jit_before, self.jit())
         before, after = self._cpu_before[1], cpu_after[1]
         run.window_jit_cpu_s = after - before if before is not None and after is not None \

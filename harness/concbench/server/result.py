@@ -18,6 +18,7 @@ from concbench.server.capacity import judge
 from concbench.server.saturation import open_loop_record
 from concbench.server.sites import Sites
 from concbench.server.state import RunState
+from concbench.server import syscalls_window
 from concbench.server.window import WindowMeasures
 
 
@@ -100,10 +101,8 @@ def _capacity(run: RunState, req: ServerRequest) -> dict[str, Any] | None:
                        run.capacity.target_p99_ms)
         found["measured_window"] = dict(window.__dict__)
         if run.capacity.capacity_per_s and not window.held:
-            perf = (", with perf attached (syscalls=true), which the search's windows were not"
-                    if req.params.get("syscalls") == "true" else "")
             run.warnings.append(f"the measured window at the capacity rate missed: {window.why} "
-                                f"(the capacity sits on the edge{perf})")
+                                "(the capacity sits on the edge)")
     return found
 
 
@@ -137,4 +136,5 @@ def _syscalls(run: RunState, window: WindowMeasures | None) -> dict[str, Any] | 
     if run.syscalls.note:
         run.warnings.append(run.syscalls.note)
     ctx = (window.ctx_voluntary, window.ctx_involuntary) if window else None
-    return run.syscalls.record(run.load.requests if run.load else None, ctx)
+    return syscalls_window.record(run.syscalls, run.syscalls_requests, run.syscalls_seconds,
+                                  ctx, run.load.requests if run.load else None)

@@ -22,7 +22,8 @@ from concbench.errors import HostError
 from concbench.proc.launch import contender_env
 from concbench.proc.process import KILL_GRACE_S, not_started
 from concbench.resultset.model import RunResult
-from concbench.server import http_probe, jvm_counters, load_checks
+from concbench.server import (http_probe, jvm_counters, load_checks, rate_point,
+                              syscalls_window)
 from concbench.server.backend import BackendError, LatencyBackend
 from concbench.server.capacity import search_capacity
 from concbench.server.continuous_run import continuous_applies, run_continuous
@@ -151,6 +152,26 @@ class _ServerRun(RunState):
             return None, failure or ("crash", f"load generator {generator.name} failed: {err}")
         return result, self._died(proc, phase)
 
+    def point_load(self, proc: ServerProcess, duration_s: float, phase: str, rate: int,
+                   instruments: rate_point.Edges | None = None
+                   ) -> tuple[LoadResult | None, Failure | None]:
+        """One open-loop window at `rate` on a load of its own (server.rate_point: a lead-in
+        at that rate, every request due counted), or on the generator of run_load where that
+        does not apply (wrk, a remote client); `instruments` read at the window's edges."""
+        spec = self.req.load_spec(self.target, duration_s, rate)
+        begin, end = (instruments.begin, instruments.end) if instruments else (_nothing, _nothing)
+        if self.req.params["loadgen"] != "oha" or not rate_point.applies(spec):
+            begin()
+            found = self.run_load(proc, duration_s, phase, rate)
+            end()
+            return found
+        tail_s = 3 * float(self.req.params["slo-p99-ms"] or 0) / 1000
+        try:
+            return rate_point.run_point(spec, duration_s, lambda: self._died(proc, phase),
+                                        tail_s, begin, end)
+        except LoadError as err:
+            return None, self._died(proc, phase) or ("crash", f"load generator oha failed: {err}")
+
     def _died(self, proc: ServerProcess, phase: str) -> Failure | None:
         if not proc.wait(0.05):
             return None
@@ -176,13 +197,35 @@ class _ServerRun(RunState):
                       backend: LatencyBackend | None) -> Failure | None:
         """The measured window on a generator of its own (loadgen=wrk, remote clients)."""
         instruments = self.instruments(proc, backend)
-        instruments.begin()
-        self.load, failure = self.run_load(proc, self.req.params["duration-s"], "measured",
-                                           self.offered_per_s)
-        instruments.end()
+        if self.capacity is not None and self.offered_per_s:
+            self.load, failure = self.point_load(proc, self.req.params["duration-s"],
+                                                 "measured", self.offered_per_s, instruments)
+        else:
+            instruments.begin()
+            self.load, failure = self.run_load(proc, self.req.params["duration-s"],
+                                               "measured", self.offered_per_s)
+            instruments.end()
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
+
+    def count_syscalls(self, proc: ServerProcess) -> Failure | None:
+        """syscalls=true: perf stat over a window of its own after the measured one, at its
+        rate (server.syscalls_window)."""
+        if not syscalls_window.wanted(self.req.params):
+            return None
+        edges = syscalls_window.SyscallsEdges(proc, self.req.params)
+        seconds = float(self.req.params["duration-s"])
+        if self.offered_per_s:
+            found, failure = self.point_load(proc, seconds, "system-call", self.offered_per_s,
+                                             edges)
+        else:
+            edges.begin()
+            found, failure = self.run_load(proc, seconds, "system-call")
+            edges.end()
+        self.syscalls, self.syscalls_seconds = edges.counted, seconds
+        self.syscalls_requests = found.requests if found else None
+        return failure
 
     def _check_load(self, load: LoadResult) -> Failure | None:
         assert self.server is not None
@@ -205,7 +248,8 @@ class _ServerRun(RunState):
         if self.backend_window is not None:
             record, problem = load_checks.downstream_check(
                 load, self.backend_window, self.server.downstream_ms(self.req.params),
-                self.req.params["connections"], mid_load=self.continuous is not None)
+                self.req.params["connections"],
+                mid_load=self.continuous is not None or bool(load.notes.get("continuous")))
             self.under_load["downstream"] = record
             problems.append(problem)
         found = [p for p in problems if p]
@@ -226,7 +270,7 @@ class _ServerRun(RunState):
                 return failure
             self.settle()
         return self.probe_rate(proc) or self.measured_load(proc, backend) \
-            or self.check_after_load(backend)
+            or self.count_syscalls(proc) or self.check_after_load(backend)
 
     def probe_rate(self, proc: ServerProcess) -> Failure | None:
         """The measured window's open-loop rate: rate=N% from the grid's closed-loop peak
@@ -242,7 +286,8 @@ class _ServerRun(RunState):
         assert self.server is not None
         self.capacity, failure, warning = search_capacity(
             self.req.params, self.server.latency_floor_ms(self.req.params, self.req.bounds),
-            lambda seconds, rate: self.run_load(proc, seconds, "capacity search", rate),
+            lambda seconds, rate: self.point_load(proc, seconds, "capacity search", rate)
+            if rate else self.run_load(proc, seconds, "capacity search", rate),
             self.settle)
         if warning:
             self.warnings.append(warning)
@@ -302,6 +347,10 @@ class _ServerRun(RunState):
             self.warnings.append(f"server did not exit within {KILL_GRACE_S:g} s of SIGTERM; "
                                  "killed (the contract asks for exit 0 within 5 s)")
         return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
+
+
+def _nothing() -> None:
+    return None
 
 
 def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:

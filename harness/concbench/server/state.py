@@ -47,7 +47,11 @@ class RunState:
     kernel: dict[str, int] | None = None
     """The kernel's TCP counters over the measured window (server.kernel_counters)."""
     syscalls: SyscallWindow | None = None
-    """perf stat's counts over the measured window, when syscalls=true (server.syscall_counts)."""
+    """perf stat's counts, when syscalls=true, over a window of their own just after the
+    measured window (server.syscalls_window)."""
+    syscalls_requests: int | None = None
+    """Responses in that window."""
+    syscalls_seconds: float | None = None
     after_load: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     settle_s: float | None = None

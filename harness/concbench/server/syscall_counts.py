@@ -1,5 +1,8 @@
-"""System calls, context switches and page faults of a server over the measured window,
-counted by `perf stat` (parameter syscalls=true; docs/servers.md, docs/contract.md).
+"""System calls, context switches and page faults of a server, counted by `perf stat`
+(parameter syscalls=true; docs/servers.md, docs/contract.md) over a window of their own just
+after the measured window, at the same load (server.syscalls_window): perf slows every system
+call of the threads it traces, so the measured window, whose CPU per request is published,
+runs without it.
 
 perf stat attaches to every process of the server's tree with its events disabled (`-D -1`)
 and is switched on and off through its control pipe (`--control fd:`), each switch
@@ -87,15 +90,21 @@ class SyscallWindow:
     """Why some or all figures are absent (None: everything was counted)."""
     command: list[str] = field(default_factory=list)
 
-    def record(self, requests: int | None, ctx: tuple[int, int] | None) -> dict[str, Any]:
-        """The run's `server.syscalls` (docs/contract.md): the counts and, over the window's
-        responses, per request; `ctx`: the tree's (voluntary, involuntary) context switches
-        over the window from /proc."""
+    def record(self, requests: int | None, ctx: tuple[int, int] | None,
+               ctx_requests: int | None = None) -> dict[str, Any]:
+        """The run's `server.syscalls` (docs/contract.md): the counts and, over the responses
+        of the window they were counted in, per request; `ctx`: the tree's (voluntary,
+        involuntary) context switches from /proc over a window of `ctx_requests` responses
+        (the measured window, which perf did not slow; default: this one's)."""
         counts = dict(self.counts)
+        per = {k: v / requests for k, v in counts.items()} if requests else {}
         if ctx is not None:
             counts["ctx_voluntary"], counts["ctx_involuntary"] = ctx
-        per = {k: v / requests for k, v in counts.items()} if requests else {}
+            over = requests if ctx_requests is None else ctx_requests
+            if over:
+                per["ctx_voluntary"], per["ctx_involuntary"] = ctx[0] / over, ctx[1] / over
         return {"counts": counts, "per_request": per, "requests": requests,
+                "ctx_requests": ctx_requests if ctx is not None else None,
                 "missing": list(self.missing), "note": self.note, "command": self.command}
 
 
