@@ -40,7 +40,8 @@ class Held:
                   if self.accept_queue else "")
         return (f"the server held {self.held} of the {self.asked} connections asked for "
                 f"({self.established} established on the {self.side}'s side{queued}): the "
-                "requests on the rest were never served; raise the server's connection limit")
+                "requests on the rest were never served (a connection limit of its own, or an "
+                "accept loop slower than the load lets it be)")
 
     def to_dict(self) -> dict[str, Any]:
         return {"asked": self.asked, "established": self.established,
