@@ -5,6 +5,7 @@ bars and table, the system calls and CPU per request in the HTML report and resu
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import io
 import re
@@ -13,7 +14,7 @@ from concbench import workloads
 from concbench.compare import compare
 from concbench.export import FORMATS
 from concbench.report import capacity_chart, capacity_table, compare_table, html, \
-    latency_load_chart, load_curves, markdown_report
+    latency_load_chart, load_curves, markdown_report, summary
 from concbench.stats.cell import unavailable
 from concbench.workloads.budget import UNBOUNDED
 
@@ -187,3 +188,27 @@ def test_a_capacity_search_joins_the_rate_scan_of_its_other_parameters():
     assert curve.target_ms == 10.0 and curve.case == ""
     go = next(ln for ln in curve.lines if ln.contender == "go")
     assert len(go.windows) == 12 and 1000.0 in [p.offered_per_s for p in go.points]
+
+
+def test_runs_that_found_no_capacity_are_counted_and_keep_the_cell_unranked():
+    cells = cd.capacity_cells()
+    node = next(c for c in cells if c.contender == "node")
+    runs = [dataclasses.replace(r, server={**r.server, "capacity": {**r.server["capacity"],
+                                                                    "capacity_per_s": 0.0}})
+            if i < 2 else r for i, r in enumerate(node.runs)]
+    cells = [dataclasses.replace(c, runs=tuple(runs)) if c is node else c for c in cells]
+    (found,) = [s for s in summary.summaries(cells)
+                if s.metric is summary.CAPACITY]
+    standing = {s.contender: s for s in found.standings}
+    assert standing["node"].status == "2 of 3 found none" and not standing["node"].ranked
+    # the one run that found one, shown
+    assert standing["node"].figure == runs[2].server["capacity"]["capacity_per_s"] > 0
+    assert standing["go"].ranked and standing["nginx"].ranked
+    none = [dataclasses.replace(r, server={**r.server, "capacity": {**r.server["capacity"],
+                                                                    "capacity_per_s": 0.0}})
+            for r in node.runs]
+    cells = [dataclasses.replace(c, runs=tuple(none)) if c.contender == "node" else c
+             for c in cells]
+    (found,) = [s for s in summary.summaries(cells)
+                if s.metric is summary.CAPACITY]
+    assert {s.contender: s.status for s in found.standings}["node"] == "3 of 3 found none"

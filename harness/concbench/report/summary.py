@@ -83,10 +83,11 @@ REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
 P99 = SummaryMetric("p99", "p99 latency", True, "ms", _load(("load", "latency_ms", "p99")))
 SERVER_MEMORY = SummaryMetric("server memory", "server RSS", True, "B",
                               _load(("server", "window", "peak_rss_bytes")))
+_CAPACITIES = _load(("server", "capacity", "capacity_per_s"))
 CAPACITY = SummaryMetric("capacity", "capacity at the p99 target", False, "rate",
-                         lambda c: [v for v in _load(("server", "capacity", "capacity_per_s"))(c)
-                                    if v > 0])
-"""Runs whose search held no rate (capacity 0) give no sample: a ratio to 0 is undefined."""
+                         lambda c: [v for v in _CAPACITIES(c) if v > 0])
+"""Runs whose search held no rate (capacity 0) give no sample, a ratio to 0 being undefined;
+they are counted in the cell's flag instead (_none_found), which keeps it out of the ranking."""
 OF_CEILING = SummaryMetric("of nginx", f"of {ceiling_ratio.CEILING}, same round", False, "%",
                            ceiling_ratio.round_ratios, ceiling_ratio.STAT)
 
@@ -224,10 +225,29 @@ def _rank(i: int, samples: list[list[float]], lower: bool) -> int:
     return 1 + better
 
 
+def _none_found(cell: CellResult, metric: SummaryMetric) -> Flag | None:
+    """Capacity: runs whose search confirmed no rate, counted ("2 of 3 found none")."""
+    if metric is not CAPACITY:
+        return None
+    found = _CAPACITIES(cell)
+    none = sum(1 for v in found if v <= 0)
+    if not none:
+        return None
+    return Flag(f"{none} of {len(found)} found none",
+                f"{none} of the cell's {len(found)} runs found no rate that held the p99 target "
+                "(and held it again when confirmed): the figure shown is the other runs', and "
+                "the cell is not ranked on it", unranked=True)
+
+
 def _unranked(cell: CellResult, metric: SummaryMetric) -> Flag | None:
     """The flag that keeps this cell's figure out of the ranking, if any."""
-    return next((f for f in flag_rules.cell_flags(cell.warnings, metric.name) if f.unranked),
-                None)
+    return _none_found(cell, metric) or next(
+        (f for f in flag_rules.cell_flags(cell.warnings, metric.name) if f.unranked), None)
+
+
+def _no_figure(cell: CellResult, metric: SummaryMetric) -> str:
+    none = _none_found(cell, metric)
+    return none.label if none else cell.status if cell.status != "ok" else "no data"
 
 
 def _held(cell: CellResult, metric: SummaryMetric, samples: list[float], why: Flag) -> Standing:
@@ -257,7 +277,7 @@ def summarize_case(cells: list[CellResult], metric: SummaryMetric,
             _same(previous), stack.of(cell)))
     standings += held
     done = {s.contender for s in standings}
-    standings += [Standing(c.contender, c.status if c.status != "ok" else "no data", c.reason,
+    standings += [Standing(c.contender, _no_figure(c, metric), c.reason,
                            None, 0, None, None, None, False, (), stack=stack.of(c))
                   for c in cells if c.contender not in done]
     common, standings = _lift_common(standings)
