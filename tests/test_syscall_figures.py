@@ -58,7 +58,9 @@ def test_each_count_is_divided_by_the_windows_responses():
 
 
 def test_the_run_divides_by_every_response_and_takes_the_windows_context_switches():
-    """server.result's record: load.requests (400, any status), not load.ok_requests (300)."""
+    """server.result's record: perf's counts over the responses of their own window (800, any
+    status), /proc's context switches over the measured window's (load.requests, 400, any
+    status, not load.ok_requests, 300)."""
     from concbench.server.result import _syscalls
 
     load = LoadResult(generator="wrk", requests=REQUESTS, ok_requests=300, duration_s=2.0,
@@ -68,11 +70,13 @@ def test_the_run_divides_by_every_response_and_takes_the_windows_context_switche
     window = WindowMeasures(window_s=2.0, cpu_s=0.5, cpu_percent=25.0, ctx_voluntary=300,
                             ctx_involuntary=100, peak_fds=5, peak_rss_bytes=None,
                             mean_rss_bytes=None, peak_threads=None, mean_threads=None)
-    run = SimpleNamespace(syscalls=_window(), load=load, warnings=[])
+    run = SimpleNamespace(syscalls=_window(), load=load, warnings=[],
+                          syscalls_requests=2 * REQUESTS, syscalls_seconds=2.0)
     record = _syscalls(run, window)  # type: ignore[arg-type]
-    assert record is not None and record["requests"] == REQUESTS
-    assert record["per_request"]["write"] == 512.0  # 204800 / 400; over the ok: 682.7
-    assert record["per_request"]["ctx_involuntary"] == 0.25
+    assert record is not None and record["requests"] == 2 * REQUESTS
+    assert record["ctx_requests"] == REQUESTS
+    assert record["per_request"]["write"] == 256.0  # 204800 / 800
+    assert record["per_request"]["ctx_involuntary"] == 0.25  # 100 / 400; over the ok: 0.33
 
 
 def _run(scale: float) -> RunResult:
