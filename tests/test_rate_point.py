@@ -59,7 +59,9 @@ def test_a_stall_at_the_windows_end_is_in_its_p99(oha, hiccup_server):
     assert failure is None and load is not None
     due = RATE * WINDOW_S
     assert load.notes["due"] == pytest.approx(due, abs=2)
-    assert load.ok_requests + load.notes["missed"] == load.notes["due"]
+    # the log's clock is put on the harness's within a millisecond: one request due at an
+    # edge may fall on either side of it
+    assert abs(load.ok_requests + load.notes["missed"] - load.notes["due"]) <= 1
     # 40 of the 800 requests due wait out the stall (100-200 ms); the rest take ~1 ms
     p99 = load.latency_ms["p99"]
     assert p99 is not None and 0.5 * HICCUP_S * 1000 <= p99 <= 2 * HICCUP_S * 1000, load
