@@ -170,7 +170,7 @@ def test_a_small_accept_queue_costs_p99_only_when_connections_reopen_each_window
     """backlog: a listen queue of one and a slow accept. A generator started afresh for the
     window opens its connections inside it: some wait out the kernel's 1 s retransmission.
     One continuous load opened them in its warm-up."""
-    common = ("connections=16", "warmup-s=10", "duration-s=2")
+    common = ("connections=16", "warmup-s=2", "duration-s=2")
     restarted = _run(fake_bench, "fake-server-backlog", *common, "loadgen=wrk")
     (run,) = restarted["runs"]
     assert run["status"] == "ok", run["reason"]
