@@ -1,7 +1,9 @@
 """The c10k tables of docs/servers.md from a results.json: per parameter set, every server's
 median requests/s and p99, its same-round ratio to nginx, how many of its windows were steady
 by their own verdict (server.steadiness), the JIT's share of its CPU in the window, what the
-server held at the window's end, and the flags.
+server held at the window's end, and the flags; then where the suite's time went, summed over
+every run: server start-ups, lead-ins, warm-ups, measured windows, and the rest (stopping the
+generator, reading its log of every response, the checks after the load, the server's stop).
 
     support/c10k-table/run results/<run-id>/results.json
 """
@@ -82,6 +84,26 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|---|---|---|")
         for cell in cells:
             print(row(cell))
+    spent = time_spent([(c["params"], r) for c in doc["cells"] for r in c["runs"]])
+    print(f"\nRuns' wall time {sum(spent.values()) / 60:.1f} min: " + ", ".join(
+        f"{phase} {seconds / 60:.1f}" for phase, seconds in spent.items()))
+
+
+def time_spent(runs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, float]:
+    """Seconds summed over (cell params, run) pairs, by phase."""
+    spent = {"start-ups": 0.0, "lead-ins": 0.0, "warm-ups": 0.0, "windows": 0.0, "the rest": 0.0}
+    for params, run in runs:
+        server = run.get("server") or {}
+        continuous = server.get("continuous") or {}
+        phases = {"start-ups": run.get("startup_s") or 0.0,
+                  "lead-ins": continuous.get("lead_in_s") or 0.0,
+                  "warm-ups": (server.get("warmup") or {}).get("seconds") or 0.0,
+                  "windows": float(params["duration-s"])
+                  if continuous.get("window_from_s") is not None else 0.0}
+        for phase, seconds in phases.items():
+            spent[phase] += seconds
+        spent["the rest"] += run["wall_s"] - sum(phases.values())
+    return spent
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from concbench.workloads.skynet import tasks_in_tree
+
 
 def _stat(cell: dict[str, Any] | None, key: str) -> float | None:
     stat = ((cell or {}).get("stats") or {}).get(key)
@@ -92,15 +94,6 @@ def ring_rows(cells: list[dict[str, Any]], cpus: int) -> list[str]:
     return rows
 
 
-def _tasks(cell: dict[str, Any]) -> int:
-    """Nodes of the tree: leaves, and every level above them."""
-    size, branch = cell["params"]["size"], cell["params"]["branch"]
-    total, level = 0, size
-    while level >= 1:
-        total, level = total + level, level // branch
-    return total
-
-
 def skynet_rows(cells: list[dict[str, Any]]) -> list[str]:
     rows = []
     for c in cells:
@@ -113,7 +106,7 @@ def skynet_rows(cells: list[dict[str, Any]]) -> list[str]:
             f"{'–' if not ci else f'{ci[0]:.2f}–{ci[1]:.2f}'} | "
             f"{_num((_stat(c, 'throughput_per_s') or 0) / 1000 or None, '{:,.0f} k')} | "
             f"{_num(None if peak is None else peak / 2**20)} | "
-            f"{_num(None if peak is None else peak / _tasks(c))} | "
+            f"{_num(None if peak is None else peak / tasks_in_tree(c['params']))} | "
             f"{_num(_stat(c, 'rss_growth_bytes_per_unit'))} | "
             f"{_num(_stat(c, 'cpu_ns_per_unit'))} | {_num(min(alive) if alive else None)} | "
             f"{_num(elapsed.get('n'), '{}')} | {_status(c)} |")

@@ -10,8 +10,8 @@ server's closed-loop peak (PROBE_S seconds, the same probe as rate=N%): the inte
 [0, peak] is halved `capacity-steps` times, each step one window of `capacity-window-s` at
 the interval's middle. With 6 steps it is within 1/64 of the peak.
 
-One window must not decide: p99 is not monotonic in the rate on a host whose speed moves
-(one bad window at half the peak sent an earlier search low for good), so a miss is tried
+One window must not decide: p99 is not monotonic in the rate on a host whose speed moves (a
+window at half the peak can miss where a higher rate holds), so a miss is tried
 once more at the same rate (at most RETRIES a search), and the highest rate that held is
 accepted only when a confirming window after the search holds too (else the next highest,
 at most CONFIRMATIONS); the capacity is that confirmed rate, 0 when none was. A window whose

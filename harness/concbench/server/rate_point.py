@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Callable, Protocol
+from typing import Protocol
 
 from concbench.server import continuous as cont
 from concbench.server.loadgen import LoadResult
@@ -32,8 +32,6 @@ counts at a floor of at least this, far above any p99 target it is judged agains
 GENERATOR_BUSY_SHARE = 0.9
 """A window whose generator used this share of its CPUs is the generator's, not the server's."""
 
-Hook = Callable[[], None]
-
 
 class Edges(Protocol):
     """What runs at a window's edges: its instruments."""
@@ -41,6 +39,16 @@ class Edges(Protocol):
     def begin(self) -> None: ...
 
     def end(self) -> None: ...
+
+
+class NoEdges:
+    """A window with nothing read at its edges (a capacity search's windows)."""
+
+    def begin(self) -> None:
+        return None
+
+    def end(self) -> None:
+        return None
 
 
 def applies(spec: LoadSpec) -> bool:
@@ -54,22 +62,21 @@ def point_spec(spec: LoadSpec, window_s: float, tail_s: float) -> LoadSpec:
 
 
 def run_point(spec: LoadSpec, window_s: float, alive: cont.Alive, tail_s: float = TAIL_S,
-              begin: Hook = lambda: None, end: Hook = lambda: None
-              ) -> tuple[LoadResult | None, tuple[str, str] | None]:
-    """(the window's load, the server's failure); `begin` / `end` run at the window's edges
-    (the window's instruments); tail_s at least TAIL_S (longer for a window whose requests
-    take longer). server.loadgen.LoadError when oha fails."""
+              edges: Edges = NoEdges()) -> tuple[LoadResult | None, tuple[str, str] | None]:
+    """(the window's load, the server's failure); `edges` begin and end at the window's
+    edges (the window's instruments); tail_s at least TAIL_S (longer for a window whose
+    requests take longer). server.loadgen.LoadError when oha fails."""
     tail_s = max(TAIL_S, tail_s)
     load = cont.ContinuousLoad(point_spec(spec, window_s, tail_s), alive, tail_s)
     try:
         failure = load.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - load.stream.started)))
         if failure:
             return None, failure
-        begin()
+        edges.begin()
         t0 = load.begin_window()
         failure = load.hold(window_s)
         t1 = load.end_window()
-        end()
+        edges.end()
         if failure:
             return None, failure
         log = load.stop()

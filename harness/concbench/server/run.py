@@ -153,22 +153,22 @@ class _ServerRun(RunState):
         return result, self._died(proc, phase)
 
     def point_load(self, proc: ServerProcess, duration_s: float, phase: str, rate: int,
-                   instruments: rate_point.Edges | None = None
+                   edges: rate_point.Edges = rate_point.NoEdges()
                    ) -> tuple[LoadResult | None, Failure | None]:
-        """One open-loop window at `rate` on a load of its own (server.rate_point: a lead-in
-        at that rate, every request due counted), or on the generator of run_load where that
-        does not apply (wrk, a remote client); `instruments` read at the window's edges."""
+        """One window at `rate` (0: closed loop), `edges` read at its edges: open loop with
+        oha here, on a load of its own (server.rate_point: a lead-in at that rate, every
+        request due counted); otherwise (closed loop, wrk, a remote client) on the generator
+        of run_load."""
         spec = self.req.load_spec(self.target, duration_s, rate)
-        begin, end = (instruments.begin, instruments.end) if instruments else (_nothing, _nothing)
         if self.req.params["loadgen"] != "oha" or not rate_point.applies(spec):
-            begin()
+            edges.begin()
             found = self.run_load(proc, duration_s, phase, rate)
-            end()
+            edges.end()
             return found
         tail_s = 3 * float(self.req.params["slo-p99-ms"] or 0) / 1000
         try:
             return rate_point.run_point(spec, duration_s, lambda: self._died(proc, phase),
-                                        tail_s, begin, end)
+                                        tail_s, edges)
         except LoadError as err:
             return None, self._died(proc, phase) or ("crash", f"load generator oha failed: {err}")
 
@@ -195,16 +195,11 @@ class _ServerRun(RunState):
 
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
-        """The measured window on a generator of its own (loadgen=wrk, remote clients)."""
-        instruments = self.instruments(proc, backend)
-        if self.capacity is not None and self.offered_per_s:
-            self.load, failure = self.point_load(proc, self.req.params["duration-s"],
-                                                 "measured", self.offered_per_s, instruments)
-        else:
-            instruments.begin()
-            self.load, failure = self.run_load(proc, self.req.params["duration-s"],
-                                               "measured", self.offered_per_s)
-            instruments.end()
+        """The measured window on a load of its own (loadgen=wrk, remote clients, the window at
+        a capacity search's rate)."""
+        self.load, failure = self.point_load(proc, self.req.params["duration-s"], "measured",
+                                             self.offered_per_s or 0,
+                                             self.instruments(proc, backend))
         if failure or self.load is None:
             return failure
         return self._check_load(self.load)
@@ -216,13 +211,8 @@ class _ServerRun(RunState):
             return None
         edges = syscalls_window.SyscallsEdges(proc, self.req.params)
         seconds = float(self.req.params["duration-s"])
-        if self.offered_per_s:
-            found, failure = self.point_load(proc, seconds, "system-call", self.offered_per_s,
-                                             edges)
-        else:
-            edges.begin()
-            found, failure = self.run_load(proc, seconds, "system-call")
-            edges.end()
+        found, failure = self.point_load(proc, seconds, "system-call", self.offered_per_s or 0,
+                                         edges)
         self.syscalls, self.syscalls_seconds = edges.counted, seconds
         self.syscalls_requests = found.requests if found else None
         return failure
@@ -286,8 +276,7 @@ class _ServerRun(RunState):
         assert self.server is not None
         self.capacity, failure, warning = search_capacity(
             self.req.params, self.server.latency_floor_ms(self.req.params, self.req.bounds),
-            lambda seconds, rate: self.point_load(proc, seconds, "capacity search", rate)
-            if rate else self.run_load(proc, seconds, "capacity search", rate),
+            lambda seconds, rate: self.point_load(proc, seconds, "capacity search", rate),
             self.settle)
         if warning:
             self.warnings.append(warning)
@@ -347,10 +336,6 @@ class _ServerRun(RunState):
             self.warnings.append(f"server did not exit within {KILL_GRACE_S:g} s of SIGTERM; "
                                  "killed (the contract asks for exit 0 within 5 s)")
         return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
-
-
-def _nothing() -> None:
-    return None
 
 
 def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:

@@ -2,10 +2,10 @@
 the measured window, as long, at the same load, so that no figure of the measured window (its
 CPU per request above all) is taken with perf attached.
 
-perf stat makes every system call of the threads it traces take the kernel's slow path: CPU
-per request read with it attached was 14-37 % above the same servers' perf-free figures at a
-similar load (docs/servers.md). Counts are divided by the responses of their own window; the
-context switches that /proc gives for the measured window, by that window's responses.
+perf stat makes every system call of the threads it traces take the kernel's slow path, which
+raises the CPU per request it is attached for (docs/servers.md gives the overhead measured).
+Counts are divided by the responses of their own window; the context switches that /proc
+gives for the measured window, by that window's responses.
 """
 
 from __future__ import annotations
