@@ -136,6 +136,18 @@ def test_a_window_cut_from_a_log_counts_every_request_due():
         short, 1000, 2.0, 5.0).why
 
 
+def test_a_windows_server_cpu_per_request_divides_by_every_response_with_and_without_jit():
+    """0.5 s of server CPU, 0.1 s of it the JIT's, over 2 000 responses (1 990 ok, 10 not):
+    250 µs and 200 µs per response."""
+    noted = dataclasses.replace(_load(1000, 2.0), requests=2000, ok_requests=1990,
+                                notes={"server_cpu_s": 0.5, "server_jit_cpu_s": 0.1})
+    window = judge(noted, 1000, 2.0, 5.0)
+    assert window.server_us_per_request == 250.0 and window.server_us_without_jit == 200.0
+    no_jit = dataclasses.replace(noted, notes={"server_cpu_s": 0.5, "server_jit_cpu_s": None})
+    assert judge(no_jit, 1000, 2.0, 5.0).server_us_without_jit is None
+    assert judge(_load(1000, 2.0), 1000, 2.0, 5.0).server_us_per_request is None
+
+
 def test_a_window_misses_on_p99_errors_backlog_or_silence():
     assert judge(_load(1000, 4.9), 1000, 2.0, 5.0).held
     over = judge(_load(1000, 5.1), 1000, 2.0, 5.0)
@@ -208,6 +220,9 @@ def test_the_stall_fakes_capacity_is_found_below_what_it_can_serve(bench):
                  if w["role"] == "confirm" and w["held"]]
     assert confirmed and capacity["capacity_per_s"] == max(confirmed)
     assert all(w["generator_cpu_share"] is not None for w in capacity["windows"])
+    # each window's server CPU read at its edges: the stall fake sleeps its 10 ms, so a
+    # request costs the handler's CPU, well under the sleep
+    assert all(0 < w["server_us_per_request"] < 10_000 for w in capacity["windows"]), capacity
     # one request at a time, 10 ms each: no window can hold more than the server serves
     assert capacity["capacity_per_s"] <= STALL_CAPACITY * 1.05, capacity
     assert all(w["p99_ms"] <= 50 and w["errors"] == 0 for w in capacity["windows"]

@@ -51,6 +51,11 @@ def test_a_good_run_records_its_bytes_calls_and_kernel_counters(fake_bench, load
     answered = load["ok_requests"] - (8 if loadgen == "oha" else 0)
     assert calls["calls"] == run["backend"]["requests_in_window"] >= 3 * answered
     assert calls["delay_ms"] >= answered * (10 + 10 + 20)
+    sampled = checks["sampled"]  # 1 s window: a sample at 0.5 s, perhaps one at 1 s
+    assert sampled["checked"] >= 1 and sampled["wrong"] == 0, sampled
+    if loadgen == "oha":
+        assert checks["bytes_per_response"]["each_body"]["outside"] == 0
+        assert sum(load["ok_body_sizes"].values()) == load["ok_requests"]
     after = server["after_load"]
     assert after["status"] == 200 and after["downstream_calls"] == 3
     assert after["elapsed_ms"] >= 30
@@ -83,6 +88,36 @@ def test_short_or_empty_bodies_under_load_are_invalid(fake_bench, contender, loa
     assert cell["status"] == "invalid", cell["reason"]
     assert why in cell["reason"], cell["reason"]
     assert cell["runs"][0]["server"]["verification"][0]["status"] == 200
+
+
+def test_same_length_wrong_bodies_under_load_are_invalid(fake_bench, oha):
+    """Sizes pass (each response's and the mean), the checked requests before and after the
+    load would pass (each on a fresh connection): only the bodies sampled in the window tell (the
+    aggregate's wrong id: tests/test_body_checks.py)."""
+    longer = [a.replace("duration-s=1", "duration-s=2") for a in LOAD]  # 3 samples
+    res = fake_bench("run", "http-hello", "--contender", "fake-server-swapbody", *longer,
+                     "--param", "loadgen=oha")
+    assert res.code == 0, res.stderr
+    cell = fake_bench.last()["cells"][0]
+    assert cell["status"] == "invalid", cell["reason"]
+    assert "responses the harness sampled under load were wrong" in cell["reason"], cell["reason"]
+    server = cell["runs"][0]["server"]
+    sampled = server["under_load"]["sampled"]
+    assert sampled["wrong"] >= 1 and sampled["checked"] >= sampled["wrong"], sampled
+    assert server["under_load"]["bytes_per_response"]["each_body"]["outside"] == 0
+    assert server["verification"][0]["status"] == 200
+
+
+def test_one_empty_body_in_a_hundred_is_invalid_though_the_mean_passes(fake_bench, oha):
+    cell = _cell(fake_bench, "http-hello", "fake-server-emptysome", "--param", "loadgen=oha")
+    assert cell["status"] == "invalid", cell["reason"]
+    assert "ok responses under load had a body outside the 200-200 bytes" in cell["reason"], \
+        cell["reason"]
+    run = cell["runs"][0]
+    record = run["server"]["under_load"]["bytes_per_response"]
+    low, high = record["range"]
+    assert low <= run["load"]["bytes_per_response"] <= high, record  # the mean alone passes
+    assert record["each_body"]["outside"] == run["load"]["ok_body_sizes"]["0"] > 0
 
 
 def test_a_body_gone_wrong_by_the_end_of_the_load_is_invalid(fake_bench):

@@ -10,7 +10,8 @@ the first request on a connection is answered honestly (the harness verifies on 
 connection), later ones on the same connection are not: shortbody (hello: a 2-byte body),
 nocontent (hello: 204 No Content), created (hello: 201 Created, the right body),
 delay0 (aggregate over http: three calls to /delay/0 and the waits slept in-process),
-fastlater (aggregate: no waits at all). Others:
+fastlater (aggregate: no waits at all), swapbody (hello: 199 'y's and a newline; aggregate:
+another user of the same id length: bodies of the right size with the wrong content). Others:
 coalesce (aggregate over http: one downstream call per delay value serves every request
 waiting for it at the time), rotbody (hello: after 300 responses the body turns to 'y's, same
 size), cpus (its ready line claims 3 CPUs), backlog (a listen backlog of 1 and a slow accept:
@@ -23,7 +24,11 @@ so the rate falls steadily: tests/test_continuous_load.py), capped (accepts CAPP
 connections, then leaves the rest in its listen queue, unanswered, as a server with a
 connection limit of its own does), hiccup (hello: once, when request HICCUP_AT arrives
 (environment variable FAKE_HICCUP_AT), every request waits until HICCUP_S after it: one stall
-placed at a known moment of a load of known rate: tests/test_rate_point.py).
+placed at a known moment of a load of known rate: tests/test_rate_point.py), emptysome
+(hello: every EMPTY_EVERY-th response under load a 200 with an empty body: the mean bytes per
+response moves by less than its slack), coldstart (hello: each of the first COLD_REQUESTS
+requests waits COLD_S first, as a JVM runs its first requests interpreted: a peak probed cold
+is a fraction of the warm one: tests/test_rate_curve.py).
 """
 
 import json
@@ -52,7 +57,9 @@ HICCUP_S = 0.2
 HICCUP_AT = int(os.environ.get("FAKE_HICCUP_AT", "0"))
 HICCUP = {"arrived": 0, "until": 0.0}
 HICCUP_LOCK = threading.Lock()
-LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater")
+EMPTY_EVERY = 100
+COLD_REQUESTS, COLD_S = 1500, 0.02
+LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater", "swapbody")
 """Modes that cheat from the second request on a connection on."""
 
 
@@ -157,12 +164,17 @@ class Handler(BaseHTTPRequestHandler):
                 if HICCUP["arrived"] == HICCUP_AT:
                     HICCUP["until"] = time.monotonic() + HICCUP_S
             time.sleep(max(0.0, HICCUP["until"] - time.monotonic()))
+        if MODE == "coldstart" and served[0] < COLD_REQUESTS:
+            time.sleep(COLD_S)
         if MODE == "slowing":
             FIRST[:] = FIRST or [time.monotonic()]
             time.sleep(SLOWING_PER_S * (time.monotonic() - FIRST[0]))
         n = 199 if MODE == "wrongbody" else 200
-        fill = b"y" if MODE == "rotbody" and served[0] > 300 else b"x"
+        fill = b"y" if (MODE == "rotbody" and served[0] > 300) or (cheat and MODE == "swapbody") \
+            else b"x"
         body = fill * (n - 1) + b"\n"
+        if MODE == "emptysome" and served[0] > 50 and served[0] % EMPTY_EVERY == 0:
+            body = b""
         if cheat and MODE == "shortbody":
             return self._send("text/plain", b"x\n")
         if cheat and MODE == "nocontent":
@@ -187,6 +199,8 @@ class Handler(BaseHTTPRequestHandler):
             t.start()
             wait(P["extra-ms"], cheat)
             t.join()
+            if cheat and MODE == "swapbody":  # the last digit changed: the same length
+                uid = uid - uid % 10 + (uid + 1) % 10
             user = {"id": uid, "name": f"User-{uid}", "age": 25, "sex": 1,
                     "phone": "13800138000", "level": "VIP会员"}
             return self._send("application/json", json.dumps(user).encode())

@@ -49,6 +49,11 @@ class CapacityWindow:
     missed by the server."""
     role: str = "search"
     """"search", "retry" (the same rate again after a miss) or "confirm" (after the search)."""
+    server_us_per_request: float | None = None
+    """The server's CPU over the window ÷ the responses in it (any status), in µs; perf is
+    never attached in a search window."""
+    server_us_without_jit: float | None = None
+    """The same less the JIT compiler threads' CPU (None without a JIT)."""
 
 
 def judge(load: LoadResult, offered_per_s: int, window_s: float,
@@ -68,8 +73,16 @@ def judge(load: LoadResult, offered_per_s: int, window_s: float,
     busy = rate_point.generator_bound(load)
     if busy:
         why.insert(0, f"inconclusive: the generator used {share:.0%} of its CPU")
+    cpu, jit = load.notes.get("server_cpu_s"), load.notes.get("server_jit_cpu_s")
+    per_request = _us_per_response(cpu, load.requests)
+    without_jit = _us_per_response(cpu - jit, load.requests) \
+        if cpu is not None and jit is not None else None
     return CapacityWindow(offered_per_s, load.requests_per_s, p99, errors, not why,
-                          "; ".join(why), share, busy, role)
+                          "; ".join(why), share, busy, role, per_request, without_jit)
+
+
+def _us_per_response(cpu_s: float | None, responses: int) -> float | None:
+    return None if cpu_s is None or responses <= 0 else round(max(0.0, cpu_s) * 1e6 / responses, 3)
 
 
 @dataclass(frozen=True)

@@ -189,7 +189,7 @@ def window_load(log: rl.RequestLog, load: ContinuousLoad, t0: float, t1: float) 
                 "status": found.responses - found.ok, "other": found.missed},
         cpu_s=cpu, wall_s=t1 - t0, cpus=spec.cpus, command=load.stream.argv,
         corrected=spec.rate > 0, bytes_received=found.body_bytes, bytes_counted="body",
-        notes=notes)
+        ok_body_sizes=dict(found.ok_body_sizes), notes=notes)
 
 
 def exact_warmup(outcome: WarmupOutcome | None, log: rl.RequestLog,

@@ -20,17 +20,40 @@ def get(port: int, path: str, timeout_s: float, host: str = HOST,
         close: bool = False) -> Response:
     """One GET on a fresh connection (`Connection: close` asked when `close`, as the load
     without keep-alive asks); raises OSError or ValueError (a malformed response)."""
-    started = time.perf_counter()
-    request = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: */*\r\n"
-               + ("Connection: close\r\n" if close else "") + "\r\n").encode()
-    with socket.create_connection((host, port), timeout=timeout_s) as sock:
-        sock.sendall(request)
-        reader = _Reader(sock)
-        head = reader.until(b"\r\n\r\n", MAX_HEAD_BYTES)
+    with Connection(host, port, timeout_s) as conn:
+        return conn.get(path, close)
+
+
+class Connection:
+    """One client connection on which GETs go one after another (keep-alive)."""
+
+    def __init__(self, host: str, port: int, timeout_s: float):
+        self.host, self.port = host, port
+        self._sock = socket.create_connection((host, port), timeout=timeout_s)
+        self._reader = _Reader(self._sock)
+
+    def get(self, path: str, close: bool = False) -> Response:
+        """Raises OSError or ValueError (a malformed response, or the server closed)."""
+        started = time.perf_counter()
+        request = (f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAccept: */*\r\n"
+                   + ("Connection: close\r\n" if close else "") + "\r\n").encode()
+        self._sock.sendall(request)
+        before = self._reader.consumed
+        head = self._reader.until(b"\r\n\r\n", MAX_HEAD_BYTES)
         status, headers = _parse_head(head)
-        body = _read_body(reader, headers, status)
+        body = _read_body(self._reader, headers, status)
         elapsed = time.perf_counter() - started
-    return Response(status, headers, body, elapsed, wire_bytes=reader.consumed)
+        return Response(status, headers, body, elapsed,
+                        wire_bytes=self._reader.consumed - before)
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Reader:

@@ -11,6 +11,7 @@ from typing import Any
 from concbench.profiling import ProfileError, Profiler
 from concbench.server import kernel_counters
 from concbench.server.backend import LatencyBackend
+from concbench.server.body_sampler import BodySampler
 from concbench.server.jvm_counters import JitProbe
 from concbench.server.process import ServerProcess
 from concbench.server.state import RunState
@@ -22,8 +23,9 @@ class WindowInstruments:
 
     def __init__(self, run: RunState, proc: ServerProcess, backend: LatencyBackend | None,
                  params: dict[str, Any], profiler: Profiler | None, local: bool,
-                 jit: JitProbe):
+                 jit: JitProbe, sampler: BodySampler | None = None):
         self.run, self.proc, self.backend, self.jit = run, proc, backend, jit
+        self.sampler = sampler
         self.params, self.profiler, self.local = params, profiler, local
         self._backend_before: Any = None
         self._kernel_before: dict[str, int] | None = None
@@ -43,10 +45,14 @@ class WindowInstruments:
             self.backend.proc.begin_window()
         proc.begin_window()
         self._backend_before = self.backend.count() if self.backend else None
+        if self.sampler:
+            self.sampler.begin()
 
     def end(self) -> None:
         """The backend's count and the server's window first (the mirror of begin)."""
         run, proc = self.run, self.proc
+        if self.sampler:
+            self.sampler.stop()
         backend_after = self.backend.count() if self.backend else None
         proc.end_window()
         cpu_after = proc.cpu_probe()
@@ -69,6 +75,8 @@ class WindowInstruments:
         warning = kernel_counters.warning(run.kernel, open_at_end)
         if warning:
             run.warnings.append(warning)
+        if self.sampler:
+            run.sampled = self.sampler.end()
 
     def jit_share(self) -> float | None:
         """The compiler threads' CPU ÷ the server's CPU over the window (None: no JIT)."""

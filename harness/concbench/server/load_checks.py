@@ -82,32 +82,65 @@ def size_range(load: LoadResult, reference: Response, reference_id_digits: int,
     return low - slack, high + slack + partial
 
 
+def body_size_range(reference: Response, reference_id_digits: int,
+                    id_bytes_per_digit: int) -> tuple[int, int]:
+    """The body sizes one correct response can have: the verified body's, ± the id's digits."""
+    size = len(reference.body)
+    return (size - id_bytes_per_digit * (reference_id_digits - ID_DIGITS[0]),
+            size + id_bytes_per_digit * (ID_DIGITS[1] - reference_id_digits))
+
+
+def each_body_problem(load: LoadResult, reference: Response, reference_id_digits: int,
+                      id_bytes_per_digit: int) -> tuple[dict[str, Any] | None, str | None]:
+    """Every ok response's body size (the generator logged each one) within what a correct
+    body can be: one empty 200 in a hundred moves the mean by less than the slack a mean needs,
+    but not past this. (the record, a problem or None)."""
+    if load.ok_body_sizes is None:
+        return None, None
+    low, high = body_size_range(reference, reference_id_digits, id_bytes_per_digit)
+    outside = {size: n for size, n in load.ok_body_sizes.items() if not low <= size <= high}
+    record = {"range": [low, high], "outside": sum(outside.values())}
+    if not outside:
+        return record, None
+    shown = ", ".join(f"{n} of {size} bytes" for size, n in sorted(outside.items())[:4])
+    return record, (f"{record['outside']} of {load.ok_requests} ok responses under load had a "
+                    f"body outside the {low}-{high} bytes a correct one has ({shown})")
+
+
 def bytes_check(load: LoadResult, reference: Response, reference_id_digits: int,
                 id_bytes_per_digit: int,
                 connections: int) -> tuple[dict[str, Any] | None, str | None]:
-    """(the record, a problem or None)."""
+    """The mean bytes per response, and each ok response's body size where the generator
+    logged it: (the record, a problem or None)."""
     got = load.bytes_per_response
     bounds = size_range(load, reference, reference_id_digits, id_bytes_per_digit, connections)
     if got is None or bounds is None:
         return None, None
-    record = {"measured": round(got, 2), "range": [round(b, 2) for b in bounds],
-              "counted": load.bytes_counted}
-    if bounds[0] <= got <= bounds[1]:
-        return record, None
-    what = "whole responses" if load.bytes_counted == "wire" else "bodies"
-    return record, (f"{got:.1f} bytes per response under load ({what}), the verified response "
-                    f"has {bounds[0]:.0f}-{bounds[1]:.0f}: short, empty or other bodies under "
-                    "load (a 204 or 304 has none)")
+    record: dict[str, Any] = {"measured": round(got, 2), "range": [round(b, 2) for b in bounds],
+                              "counted": load.bytes_counted}
+    each, each_problem = each_body_problem(load, reference, reference_id_digits,
+                                           id_bytes_per_digit)
+    if each is not None:
+        record["each_body"] = each
+    problems = [each_problem] if each_problem else []
+    if not bounds[0] <= got <= bounds[1]:
+        what = "whole responses" if load.bytes_counted == "wire" else "bodies"
+        problems.insert(0, f"{got:.1f} bytes per response under load ({what}), the verified "
+                           f"response has {bounds[0]:.0f}-{bounds[1]:.0f}: short, empty or "
+                           "other bodies under load (a 204 or 304 has none)")
+    return record, "; ".join(problems) or None
 
 
 def downstream_check(load: LoadResult, window: BackendCount, per_request_ms: int,
-                     connections: int, mid_load: bool = False) -> tuple[dict[str, Any], str | None]:
+                     connections: int, mid_load: bool = False,
+                     sampled: int = 0) -> tuple[dict[str, Any], str | None]:
     """Every ok response made its calls with their delays; at most the in-flight ones more.
     `mid_load`: the window began inside a running load (server.continuous), so the requests in
-    flight then, one per connection, may have made calls before it and answered inside it."""
+    flight then, one per connection, may have made calls before it and answered inside it.
+    `sampled`: requests the harness made itself in the window (server.body_sampler)."""
     ok = load.ok_requests
     least = max(0, ok - connections) if mid_load else ok
-    most = load.requests + IN_FLIGHT_ALLOWANCE * connections + load.errors_total
+    most = load.requests + IN_FLIGHT_ALLOWANCE * connections + load.errors_total + sampled
     calls = (CALLS_PER_REQUEST * least, CALLS_PER_REQUEST * most)
     delay = (least * per_request_ms, most * per_request_ms)
     record = {"calls": window.requests, "calls_range": list(calls),

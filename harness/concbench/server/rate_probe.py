@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from concbench.server.loadgen import LoadResult
-from concbench.server.rate_grid import (PROBE_S, RateProbe, grid_key, known_peak,
+from concbench.server.rate_grid import (PROBE_S, GridKey, RateProbe, grid_key, known_peak,
                                         offered_rate, remember_peak)
 from concbench.server.request import ServerRequest
 from concbench.workloads.rate_forms import percent_of_peak
@@ -29,6 +29,16 @@ def closed_loop_peak(load: Load) -> tuple[LoadResult | None, Failure | None]:
     return found, None
 
 
+def _key(req: ServerRequest) -> GridKey:
+    return grid_key(req.contender.name, req.spec.name, {**req.params, "limits": repr(req.limits)})
+
+
+def probe_pending(req: ServerRequest) -> bool:
+    """rate=N% whose grid has no peak yet: this run probes it."""
+    percent = percent_of_peak(req.params["rate"])
+    return percent is not None and known_peak(_key(req), percent) is None
+
+
 def window_rate(req: ServerRequest, load: Load, settle: Callable[[], None]
                 ) -> tuple[RateProbe | None, int | None, Failure | None]:
     """(the probe the rate came from, the window's rate or None for closed loop, a failure)."""
@@ -36,8 +46,7 @@ def window_rate(req: ServerRequest, load: Load, settle: Callable[[], None]
     percent = percent_of_peak(rate)
     if percent is None:
         return None, rate or None, None
-    key = grid_key(req.contender.name, req.spec.name,
-                   {**req.params, "limits": repr(req.limits)})
+    key = _key(req)
     probe = known_peak(key, percent)
     if probe is None:
         found, failure = closed_loop_peak(load)

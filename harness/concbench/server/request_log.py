@@ -124,6 +124,9 @@ class Span:
     """Sorted; a missed request at its floor (the span's end to the generator's stop)."""
     mean_ms: float | None = None
     """The mean latency of the responses (the missed requests have none)."""
+    ok_body_sizes: tuple[tuple[int, int], ...] = ()
+    """(body bytes, responses) of the ok responses, each size once, smallest first: every
+    response's size, which the bytes per response (a mean) would blur."""
 
     @property
     def seconds(self) -> float:
@@ -160,8 +163,11 @@ def span(log: RequestLog, start_s: float, end_s: float, due: int = 0,
     if missed:
         floor = math.inf if stopped_s is None else max(0.0, stopped_s - end_s) * 1000.0
         latencies = np.sort(np.concatenate([latencies, np.full(missed, floor)]))
-    return Span(start_s, end_s, responses, int(np.count_nonzero(log.status[inside] == OK_STATUS)),
-                missed, int(log.body_bytes[inside].sum()), latencies, mean)
+    ok = inside & (log.status == OK_STATUS)
+    sizes, counts = np.unique(log.body_bytes[ok].astype(np.int64), return_counts=True)
+    return Span(start_s, end_s, responses, int(np.count_nonzero(ok)), missed,
+                int(log.body_bytes[inside].sum()), latencies, mean,
+                tuple((int(b), int(n)) for b, n in zip(sizes, counts)))
 
 
 def latency_ms(found: Span) -> dict[str, float | None]:

@@ -70,6 +70,7 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "connections_held": run.held.to_dict() if run.held else None,
         "command": argv,
         "rate_probe": run.rate_probe.to_dict() if run.rate_probe else None,
+        "probe_warmup": run.probe_warmup.to_dict() if run.probe_warmup else None,
         "cpu_per_request": _cpu_per_request(run, out, window),
         "capacity": _capacity(run, req),
     }

@@ -25,12 +25,13 @@ from concbench.resultset.model import RunResult
 from concbench.server import (http_probe, jvm_counters, load_checks, rate_point,
                               syscalls_window)
 from concbench.server.backend import BackendError, LatencyBackend
+from concbench.server.body_sampler import BodySampler
 from concbench.server.capacity import search_capacity
 from concbench.server.continuous_run import continuous_applies, run_continuous
 from concbench.server.instruments import WindowInstruments
 from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
-from concbench.server.rate_probe import window_rate
+from concbench.server.rate_probe import probe_pending, window_rate
 from concbench.server.request import VERIFY_IDS, ServerRequest
 from concbench.server.result import failed_result, run_result
 from concbench.server.sites import LOOPBACK
@@ -190,8 +191,12 @@ class _ServerRun(RunState):
     def instruments(self, proc: ServerProcess,
                     backend: LatencyBackend | None) -> WindowInstruments:
         local = self.req.where.server.remote is None and self.req.where.client.remote is None
-        return WindowInstruments(self, proc, backend, self.req.params, self.req.profiler,
-                                 local, self.jit_probe(proc))
+        assert self.server is not None
+        p = self.req.params
+        sampler = BodySampler(self.target, self.server, p, self.req.bounds,
+                              keepalive=p["keepalive"] == "true")
+        return WindowInstruments(self, proc, backend, p, self.req.profiler, local,
+                                 self.jit_probe(proc), sampler)
 
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
@@ -235,11 +240,16 @@ class _ServerRun(RunState):
                 self.req.params["connections"])
             self.under_load["bytes_per_response"] = record
             problems.append(problem)
+        sampled = self.sampled
+        if sampled is not None:
+            self.under_load["sampled"] = sampled.to_dict()
+            problems.append(sampled.problem())
         if self.backend_window is not None:
             record, problem = load_checks.downstream_check(
                 load, self.backend_window, self.server.downstream_ms(self.req.params),
                 self.req.params["connections"],
-                mid_load=self.continuous is not None or bool(load.notes.get("continuous")))
+                mid_load=self.continuous is not None or bool(load.notes.get("continuous")),
+                sampled=sampled.checked + sampled.unanswered if sampled else 0)
             self.under_load["downstream"] = record
             problems.append(problem)
         found = [p for p in problems if p]
@@ -252,8 +262,8 @@ class _ServerRun(RunState):
         if failure:
             return failure
         if continuous_applies(self.req):
-            return self.probe_rate(proc) or run_continuous(self, proc, backend) \
-                or self.check_after_load(backend)
+            return self.warm_for_probe(proc) or self.probe_rate(proc) \
+                or run_continuous(self, proc, backend) or self.check_after_load(backend)
         if self.req.params["warmup-s"] > 0:
             failure = self.warm_up(proc)
             if failure:
@@ -261,6 +271,20 @@ class _ServerRun(RunState):
             self.settle()
         return self.probe_rate(proc) or self.measured_load(proc, backend) \
             or self.count_syscalls(proc) or self.check_after_load(backend)
+
+    def warm_for_probe(self, proc: ServerProcess) -> Failure | None:
+        """rate=N% on one continuous load: the grid's first run probes the closed-loop peak
+        before that load starts, and a cold JVM would show a fraction of its warm peak there;
+        so it warms up first, closed loop, as a closed-loop run does (the continuous load then
+        warms at its own rate)."""
+        if self.req.params["warmup-s"] <= 0 or not probe_pending(self.req):
+            return None
+        failure = self.warm_up(proc, before="the rate grid's peak probe")
+        self.probe_warmup, self.warmup = self.warmup, None
+        if failure:
+            return failure
+        self.settle()
+        return None
 
     def probe_rate(self, proc: ServerProcess) -> Failure | None:
         """The measured window's open-loop rate: rate=N% from the grid's closed-loop peak
@@ -276,16 +300,24 @@ class _ServerRun(RunState):
         assert self.server is not None
         self.capacity, failure, warning = search_capacity(
             self.req.params, self.server.latency_floor_ms(self.req.params, self.req.bounds),
-            lambda seconds, rate: self.point_load(proc, seconds, "capacity search", rate),
-            self.settle)
+            lambda seconds, rate: self._capacity_window(proc, seconds, rate), self.settle)
         if warning:
             self.warnings.append(warning)
         if self.capacity is not None:
             self.offered_per_s = self.capacity.window_rate
         return failure
 
-    def warm_up(self, proc: ServerProcess) -> Failure | None:
-        """Warm-up windows until the server is steady (or for a fixed time): server.warmup."""
+    def _capacity_window(self, proc: ServerProcess, seconds: float,
+                         rate: int) -> tuple[LoadResult | None, Failure | None]:
+        """One window of the capacity search, the server's CPU read at its edges."""
+        edges = rate_point.ServerCpuEdges(proc.cpu_probe)
+        found, failure = self.point_load(proc, seconds, "capacity search", rate, edges)
+        return (edges.noted(found) if found is not None else None), failure
+
+    def warm_up(self, proc: ServerProcess, before: str | None = None) -> Failure | None:
+        """Warm-up windows until the server is steady (or for a fixed time): server.warmup.
+        `before`: what it warms the server for, when not the measured window (its warning
+        then says so, and does not mark the run unsettled)."""
 
         def load(seconds: float) -> LoadResult:
             result, failure = self.run_load(proc, seconds, "warm-up")
@@ -300,7 +332,7 @@ class _ServerRun(RunState):
             return failed.failure
         warning = self.warmup.warning()
         if warning:
-            self.warnings.append(warning)
+            self.warnings.append(f"before {before}: {warning}" if before else warning)
         return None
 
     def settle(self) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from concbench.server.backend import BackendCount
+from concbench.server.body_sampler import Sampled
 from concbench.server.capacity import CapacitySearch
 from concbench.server.connections_held import Held
 from concbench.server.jvm_counters import JitDelta
@@ -26,6 +27,9 @@ class RunState:
     ready_s: float | None = None
     verification: list[dict[str, Any]] = field(default_factory=list)
     warmup: WarmupOutcome | None = None
+    probe_warmup: WarmupOutcome | None = None
+    """The closed-loop warm-up before a rate grid's peak probe, on a continuous load's run
+    (server.run.warm_for_probe)."""
     window_jit: JitDelta | None = None
     """What a JVM server's JIT did during the measured window (its own counters)."""
     window_jit_cpu_s: float | None = None
@@ -44,6 +48,9 @@ class RunState:
     """The backend's calls and delays served during the measured window."""
     under_load: dict[str, Any] = field(default_factory=dict)
     """The checks of the measured window: what was measured, what was allowed."""
+    sampled: Sampled | None = None
+    """The responses the harness requested and checked itself during the window
+    (server.body_sampler)."""
     kernel: dict[str, int] | None = None
     """The kernel's TCP counters over the measured window (server.kernel_counters)."""
     syscalls: SyscallWindow | None = None

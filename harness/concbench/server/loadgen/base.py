@@ -83,6 +83,9 @@ class LoadResult:
     """Bytes of every response received, as the generator counts them (`bytes_counted`)."""
     bytes_counted: str = "wire"
     """"wire": status lines, headers and bodies (wrk); "body": bodies only (oha)."""
+    ok_body_sizes: dict[int, int] | None = None
+    """Body bytes → ok responses of that size, when the generator logs every response (oha
+    in one continuous load): each response's size checked, not only the mean."""
     notes: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -111,7 +114,9 @@ class LoadResult:
                 "cpu_percent": self.cpu_percent(), "cpus": list(self.cpus),
                 "command": self.command, "corrected": self.corrected,
                 "bytes_received": self.bytes_received, "bytes_counted": self.bytes_counted,
-                "bytes_per_response": self.bytes_per_response, **self.notes}
+                "bytes_per_response": self.bytes_per_response,
+                **({"ok_body_sizes": {str(k): v for k, v in self.ok_body_sizes.items()}}
+                   if self.ok_body_sizes is not None else {}), **self.notes}
 
 
 class LoadError(Exception):
