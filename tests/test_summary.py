@@ -44,10 +44,11 @@ def _time_case(cells: list[CellResult]) -> summary.CaseSummary:
 def test_the_leader_and_each_ratio_with_the_welch_interval_of_the_logs():
     fast = [0.100, 0.102, 0.101, 0.103]
     slow = [0.150, 0.155, 0.149, 0.152]
-    case = _time_case([_cell("slow", [_run(slow)]), _cell("fast", [_run(fast)])])
+    case = _time_case([_cell("slow", [_run([t]) for t in slow]),
+                       _cell("fast", [_run([t]) for t in fast])])  # one process each
     lead, other = case.standings
     assert lead.contender == "fast" and lead.ratio == 1.0 and lead.rank == 1
-    assert lead.figure == statistics.median(fast)
+    assert lead.figure == pytest.approx(statistics.median(fast)) and lead.n == 4
     gm = lambda xs: math.exp(statistics.fmean(math.log(x) for x in xs))  # noqa: E731
     assert other.ratio == pytest.approx(gm(slow) / gm(fast))
     welch = scipy_stats.ttest_ind([math.log(x) for x in slow], [math.log(x) for x in fast],
@@ -65,9 +66,9 @@ def test_a_rate_leads_by_the_highest_figure_and_the_ratio_stays_above_one():
 
 
 def test_contenders_a_test_cannot_separate_are_not_ranked_against_each_other():
-    a = _cell("a", [_run([0.100, 0.110, 0.095, 0.105])])
-    b = _cell("b", [_run([0.101, 0.112, 0.096, 0.104])])
-    c = _cell("c", [_run([0.300, 0.310, 0.305, 0.302])])
+    a = _cell("a", [_run([t]) for t in (0.100, 0.110, 0.095, 0.105)])
+    b = _cell("b", [_run([t]) for t in (0.101, 0.112, 0.096, 0.104)])
+    c = _cell("c", [_run([t]) for t in (0.300, 0.310, 0.305, 0.302)])
     case = _time_case([c, b, a])
     second, third = case.standings[1], case.standings[2]
     assert second.tied and second.like_previous and second.rank == 1

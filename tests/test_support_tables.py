@@ -55,3 +55,33 @@ def test_a_ring_row_joins_the_clean_cell_and_its_clock_reading_twin():
     assert cols[:9] == ["go", "503", "2", "1,000", "500", "600", "0.60", "0.500", "600"]
     # the line-to-line CPU of the twin (4 ms over 2 000), then p50, p99, clock read, n
     assert cols[9:13] == ["2,000", "100", "900", "40"] and cols[13] == "3"
+
+
+def _capacity_run(round_: int, peak: float, capacity: float, half_us: float,
+                  at_capacity_us: float, status: str = "ok") -> dict:
+    windows = [{"role": "search", "server_us_per_request": half_us},
+               {"role": "search", "server_us_per_request": 999.0},
+               {"role": "confirm", "server_us_per_request": 888.0}]
+    return {"status": status, "round": round_,
+            "server": {"capacity": {"peak_per_s": peak, "capacity_per_s": capacity,
+                                    "windows": windows},
+                       "cpu_per_request": {"server_us": at_capacity_us}}}
+
+
+def test_each_figures_spread_is_its_cv_across_rounds_and_ratios_pair_rounds():
+    table = _load("steadiness-table")
+    go = {"contender": "go", "runs": [_capacity_run(0, 100.0, 50.0, 10.0, 12.0),
+                                      _capacity_run(1, 300.0, 0.0, 10.0, 12.0),
+                                      _capacity_run(2, 1.0, 1.0, 1.0, 1.0, "crash")]}
+    nginx = {"contender": "nginx", "runs": [_capacity_run(1, 600.0, 100.0, 5.0, 6.0),
+                                            _capacity_run(0, 100.0, 100.0, 5.0, 6.0)]}
+    assert table.cpu_at_half_peak(go["runs"][0]) == 10.0  # the first search window's
+    assert table.by_round(go, table.peak) == {0: 100.0, 1: 300.0}  # the crashed run left out
+    # peaks 100 and 300: mean 200, sample stdev 141.42: 70.7 %; a zero capacity counts
+    assert table.cv_percent([100.0, 300.0]) == pytest.approx(70.71, abs=0.01)
+    (row, ceiling) = table.rows({"cells": [go, nginx]})
+    assert row[:6] == ["go", "2", "200 (70.7 %)", "25 (141.4 %)", "10.0 (0.0 %)",
+                       "12.0 (0.0 %)"]
+    # round 0: 100 / 100, round 1: 300 / 600 (paired by round, not by order): 1.0 and 0.5
+    assert row[6] == "0.75 (47.1 %)" and row[7] == "0.25 (141.4 %)"
+    assert ceiling[6:] == ["–", "–"]

@@ -2,49 +2,40 @@
 interval and a test of significance, for time and memory (batch workloads) or requests/s,
 p99 latency and memory (servers).
 
-Method (ratio of geometric means, Welch):
-- the samples are the measurements of each side (time: every measured iteration's elapsed_s of
-  every ok run; memory: each ok run's RSS at the all-spawned mark, else its peak RSS, as in
-  concbench.stats.scans.points; requests/s and p99: each ok run's measured load), taken on a
-  log scale, where a ratio becomes a difference;
-- ratio = exp(mean(log new) − mean(log base)), the ratio of geometric means;
-- its 95% CI is exp(d ± t(0.975, ν)·se) with se = √(s₁²/n₁ + s₂²/n₂) and ν the
-  Welch–Satterthwaite degrees of freedom (Welch, 1947);
-- the test is Welch's unequal-variances t-test on the logs (two-sided), so "significant" at
-  α = 0.05 means exactly that the interval excludes 1. With `test="mann-whitney"` the p-value
-  is the two-sided Mann–Whitney U test's instead (scipy's exact or asymptotic method); it needs
-  more measurements (with 3 against 3 its smallest p is 0.1, never significant).
-A comparison with fewer than 2 measurements on a side is reported, never called significant.
-A side with a value ≤ 0 has no logarithm: then the ratio is that of the medians (infinite
-when only the base median is 0), without an interval, and the p-value is Mann–Whitney's.
+Method (concbench.stats.inference, which owns every interval and verdict):
+- the samples are one value per process of each side (time: each ok run's geometric mean of
+  its measured iterations' elapsed_s; memory: each ok run's RSS at the all-spawned mark, else
+  its peak RSS, as in concbench.stats.scans.points; requests/s and p99: each ok run's measured
+  load), since iterations of one process are not independent samples;
+- ratio = the ratio of their geometric means, with its Welch 95% interval on the logarithms;
+  the test is Welch's on the logs (two-sided), or Mann–Whitney's U with `test="mann-whitney"`
+  (with 3 processes against 3 its smallest p is 0.1, never significant);
+- "significant" is decided over the whole comparison at once: Benjamini–Hochberg at
+  α = 0.05 over every cell × metric tested, so at most 5 % of the changes called significant
+  are expected to be false (the limit on p is in `family_limit`); a test whose interval
+  excludes 1 may so still be "not significant" when the family holds many tests.
+A comparison with fewer than 2 processes on a side is reported, never called significant.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
-from dataclasses import dataclass
-from typing import Any, Sequence
-
+from dataclasses import dataclass, replace
+from typing import Any
 
 from concbench import steal, workloads
 from concbench.stats.syscall_cell import REPORTED as SYSCALL_COLUMNS
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.stats import server_cell, syscall_cell
-from concbench.stats.scans import points
+from concbench.stats.inference import (ALPHA, TESTS, RatioTest, fdr_limit, ratio_test,
+                                       process_values)
+from concbench.stats.scans import points, process_times
 
-ALPHA = 0.05
+__all__ = ["ALPHA", "TESTS", "RatioTest", "ratio_test", "compare", "family_limit"]
+
 PROBE_LIMIT = 1.05
 """Ratio of the two sets' mean speed probes above which the machine's change is noted (the
 mean: on a host that flips between two speeds, the median jumps from one to the other)."""
-TESTS = ("welch", "mann-whitney")
-
-
-def _stats():
-    """scipy.stats, imported on first use (0.5 s): `concbench --help` needs none of it."""
-    from scipy import stats
-
-    return stats
 
 
 @dataclass(frozen=True)
@@ -85,23 +76,6 @@ BY_NAME = {m.name: m for m in (TIME, MEMORY, REQUESTS, P99, *OPTIONAL_SERVER_MET
 
 
 @dataclass(frozen=True)
-class RatioTest:
-    """The comparison of two samples of one metric."""
-
-    base_median: float
-    new_median: float
-    ratio: float
-    """Ratio of geometric means, new / base."""
-    ci95: tuple[float, float] | None
-    """Welch 95% interval of the ratio; None with fewer than 2 measurements on a side."""
-    p_value: float | None
-    """Two-sided p of the chosen test; None when it cannot be computed."""
-    significant: bool
-    n_base: int
-    n_new: int
-
-
-@dataclass(frozen=True)
 class CellComparison:
     """One cell and metric in both result sets."""
 
@@ -134,53 +108,8 @@ class CellComparison:
         return (self.test.ratio < 1) == BY_NAME[self.metric].lower_is_better
 
 
-def _welch(lb: list[float], ln: list[float]) -> tuple[float, float, float]:
-    """Difference of means of logs, its standard error and Welch–Satterthwaite ν."""
-    d = statistics.fmean(ln) - statistics.fmean(lb)
-    vb, vn = statistics.variance(lb) / len(lb), statistics.variance(ln) / len(ln)
-    se = math.sqrt(vb + vn)
-    if se == 0:
-        return d, 0.0, float(len(lb) + len(ln) - 2)
-    nu = (vb + vn) ** 2 / (vb ** 2 / (len(lb) - 1) + vn ** 2 / (len(ln) - 1))
-    return d, se, nu
-
-
-def _without_logs(base: Sequence[float], new: Sequence[float]) -> RatioTest:
-    """Ratio of medians and Mann–Whitney's p, for samples with values ≤ 0 (see above)."""
-    mb, mn = statistics.median(base), statistics.median(new)
-    ratio = mn / mb if mb > 0 else (1.0 if mn == mb else math.inf)
-    p = None
-    if len(base) >= 2 and len(new) >= 2:
-        p = 1.0 if sorted(base) == sorted(new) else float(
-            _stats().mannwhitneyu(new, base, alternative="two-sided").pvalue)
-    return RatioTest(mb, mn, ratio, None, p, p is not None and p < ALPHA, len(base), len(new))
-
-
-def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch") -> RatioTest:
-    if min(base) <= 0 or min(new) <= 0:
-        return _without_logs(base, new)
-    lb = [math.log(v) for v in base]
-    ln = [math.log(v) for v in new]
-    ratio = math.exp(statistics.fmean(ln) - statistics.fmean(lb))
-    medians = (statistics.median(base), statistics.median(new))
-    if len(lb) < 2 or len(ln) < 2:
-        return RatioTest(*medians, ratio, None, None, False, len(lb), len(ln))
-    d, se, nu = _welch(lb, ln)
-    if se == 0:
-        p = 1.0 if d == 0 else 0.0
-        ci = (ratio, ratio)
-    else:
-        half = float(_stats().t.ppf(0.975, nu)) * se
-        ci = (math.exp(d - half), math.exp(d + half))
-        p = float(2 * _stats().t.sf(abs(d) / se, nu))
-    if test == "mann-whitney":  # on the values: ranks need no logarithm, which could tie them
-        p = 1.0 if sorted(base) == sorted(new) else float(
-            _stats().mannwhitneyu(new, base, alternative="two-sided").pvalue)
-    return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
-
-
 def samples(cell: CellResult, metric: str) -> list[float]:
-    """The measurements of one metric in a cell's ok runs (p99 in seconds)."""
+    """One value per ok run of one metric in a cell (p99 in seconds)."""
     if metric == "requests/s":
         return [float(r.load["requests_per_s"]) for r in cell.runs
                 if r.status == "ok" and r.load]
@@ -191,6 +120,8 @@ def samples(cell: CellResult, metric: str) -> list[float]:
     if stat is not None:
         values = (server_cell.PER_RUN[stat](r) for r in cell.runs if r.status == "ok")
         return [float(v) for v in values if isinstance(v, (int, float))]
+    if metric == "time":
+        return process_values(process_times(cell))
     return points(cell, metric)
 
 
@@ -238,7 +169,28 @@ def compare(base: ResultsDocument, new: ResultsDocument,
         server = any(_is_server(c) for c in present)
         metrics = [*SERVER_METRICS, *_optional(present)] if server else BATCH_METRICS
         found += [_compare_cell(b, n, m.name, test) for m in metrics]
-    return found
+    limit = family_limit(found)
+    return [replace(c, test=c.test.at(limit)) if c.test else c for c in found]
+
+
+def family_limit(found: list[CellComparison]) -> float:
+    """The largest p called significant over every test of the comparison
+    (Benjamini–Hochberg at ALPHA)."""
+    return fdr_limit(c.test.p_value for c in found
+                     if c.test and min(c.test.n_base, c.test.n_new) >= 2)
+
+
+def method_note(found: list[CellComparison]) -> str:
+    """How "significant" was decided over this comparison's tests."""
+    tested = [c for c in found if c.test and min(c.test.n_base, c.test.n_new) >= 2]
+    if not tested:
+        return "no cell has 2 or more processes on both sides: nothing can be called significant"
+    limit = family_limit(found)
+    called = sum(1 for c in tested if c.test and c.test.significant)
+    said = f"p ≤ {limit:.3g}" if called else "no p was low enough"
+    return (f"one value per process; significant at a false-discovery rate of "
+            f"{ALPHA:.0%} over the {len(tested)} tests (Benjamini–Hochberg: {said}): "
+            f"{called} called significant")
 
 
 def _stolen(doc: ResultsDocument) -> tuple[int, int, float]:

@@ -34,7 +34,7 @@ def show(base_doc: ResultsDocument, base_name: str, new: ResultsDocument, new_na
          markdown_path: str | None, test: str) -> None:
     """The comparison in the terminal (and as Markdown when a path is given)."""
     found = compare.compare(base_doc, new, test)
-    notes = compare.notes(base_doc, new)
+    notes = [compare.method_note(found), *compare.notes(base_doc, new)]
     compare_table.print_terminal(ui.out, found, base_name, new_name, notes)
     if markdown_path:
         text = compare_table.markdown(found, base_name, new_name, notes, test)

@@ -31,6 +31,11 @@ def single_measurement(metric: str) -> str:
     return f"{metric} rests on one measurement: add --runs (3 or more) for an interval"
 
 
+def single_process(metric: str, iterations: int) -> str:
+    return (f"{metric} rests on one process ({iterations} iterations, which share its JIT, "
+            "heap and machine phase and so give no interval): add --runs (3 or more)")
+
+
 def runs_cut_short(done: int, planned: int, status: str) -> str:
     return (f"stopped after {done} of {planned} runs ({status}): the remaining runs would "
             "hit the same limit; raise --timeout or --mem-limit to measure this cell")

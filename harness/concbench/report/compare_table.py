@@ -10,7 +10,7 @@ from concbench.compare import BY_NAME, CellComparison
 from concbench.report import units
 
 HEADERS = ("workload", "contender", "parameters", "metric", "base (median)", "new (median)",
-           "ratio new/base", "95% CI", "p", "n base/new", "verdict")
+           "ratio new/base", "95% CI", "p", "processes base/new", "verdict")
 _STYLE = {True: "green", False: "red"}
 
 
@@ -63,8 +63,9 @@ def rows(comparisons: list[CellComparison]) -> list[tuple[str, ...]]:
 def markdown(comparisons: list[CellComparison], base: str, new: str, notes: list[str],
              test: str) -> str:
     lines = [f"# concbench compare: {base} → {new}", "",
-             f"Ratio of geometric means new/base with a Welch 95% interval; p from the "
-             f"{test} test; α = 0.05.", ""]
+             f"Ratio of geometric means new/base with a Welch 95% interval, one value per "
+             f"process on each side; p from the {test} test; significant: a false-discovery "
+             f"rate of 5 % over every test below (Benjamini–Hochberg).", ""]
     lines += [f"> note: {n}" for n in notes] + ([""] if notes else [])
     lines.append("| " + " | ".join(HEADERS) + " |")
     lines.append("|" + "|".join("---" for _ in HEADERS) + "|")

@@ -45,7 +45,7 @@ RULES: tuple[Rule, ...] = (
     _rule(r"^requests/s varies by ([\d.]+%)", r"not steady (cv \1)", frozenset({"requests/s"})),
     _rule(r"^\d+ outlier\(s\) in time", "outliers", TIME_METRICS),
     _rule(r"^\d+ outlier\(s\) in requests/s", "outliers", frozenset({"requests/s"})),
-    _rule(r"^\w+ rests on one measurement", "n = 1", TIME_METRICS),
+    _rule(r"^\w+ rests on one (measurement|process)", "n = 1", TIME_METRICS),
     _rule(r"^(\d+) of (\d+) runs failed", r"\1 of \2 runs failed"),
     _rule(r"^stopped after \d+ of \d+ runs", "cut short"),
     _rule(r"^generator-bound", "generator-bound", SERVER_LOAD),

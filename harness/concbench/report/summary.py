@@ -9,24 +9,26 @@ hold); requests/s, p99 latency and the server's RSS under load for servers, and 
 server measured in rounds beside nginx its requests/s as a share of nginx's in the same round
 (concbench.stats.ceiling_ratio; the samples are the per-round ratios, nginx itself not ranked).
 
-Method (as `concbench compare`, concbench.compare.ratio_test):
-- the samples are a cell's measurements: every measured iteration's time (rate: its inverse,
-  so the ratio is the time ratio turned round); each run's RSS at the mark, else its peak;
-  each run's measured load window (requests/s, p99, the server's peak RSS in the window);
+Method (concbench.stats.inference, as `concbench compare`):
+- the samples are one value per process: each run's geometric mean of its measured
+  iterations' times (rate: its inverse, so the ratio is the time ratio turned round); each
+  run's RSS at the mark, else its peak; each run's measured load window (requests/s, p99, the
+  server's peak RSS in the window). Iterations of one process share a heap, a JIT and a
+  machine phase: they are not independent, and the process is the unit;
 - the leader has the best geometric mean; every other contender's figure is put as the factor
   by which the leader is better: the ratio of geometric means (theirs over the leader's for
   lower-is-better metrics, the leader's over theirs for rates), with its Welch 95% interval on
   the logarithms (Welch, 1947);
-- a contender whose interval contains 1 is indistinguishable from the leader (the Welch test
-  at α = 0.05); its rank is 1 + the number of contenders significantly better than it, so
-  contenders that no test separates share a rank rather than being ordered by noise;
-- with one measurement on either side there is no interval and no test: the ratio is shown,
+- a difference is significant when its Welch p is at most the Benjamini–Hochberg limit over
+  every pairwise test of the summary (all its cases and metrics at once, a false-discovery
+  rate of 5 %); a contender no such test separates from the leader is indistinguishable from
+  it; its rank is 1 + the number of contenders significantly better than it, so contenders
+  that no test separates share a rank rather than being ordered by noise;
+- with one process on either side there is no interval and no test: the ratio is shown,
   flagged n = 1, and no rank is claimed from it;
 - a cell whose figure is not its server's steady state (report.flags: a warm-up that hit its
   cap, "unsettled"; a JVM still compiling in the measured window, "not steady") gets no ratio
-  and no rank: it is listed after the ranked contenders with that flag as its status;
-- iterations of one process are not independent (they share a heap, a JIT, a machine phase),
-  so with few runs the time interval is narrower than one over runs alone would be.
+  and no rank: it is listed after the ranked contenders with that flag as its status.
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from concbench.compare import RatioTest, ratio_test
+from concbench.stats.inference import ALPHA, RatioTest, fdr_limit, process_values, ratio_test
 from concbench.report import flags as flag_rules, stack
 from concbench.report.flags import Flag
 from concbench.report.views import SERVER_PREFIX, by_workload, headline, varying
 from concbench.resultset.model import CellResult
 from concbench.stats import ceiling_ratio
-from concbench.stats.scans import points, size_param
+from concbench.stats.scans import points, process_times, size_param
 
 Samples = Callable[[CellResult], list[float]]
 
@@ -74,9 +76,13 @@ class SummaryMetric:
     median of the samples."""
 
 
-TIME = SummaryMetric("time", "time", True, "s", lambda c: points(c, "time"))
+def _process_times(cell: CellResult) -> list[float]:
+    return process_values(process_times(cell))
+
+
+TIME = SummaryMetric("time", "time", True, "s", _process_times, "elapsed_s")
 RATE = SummaryMetric("rate", "throughput", False, "rate",
-                     lambda c: [1 / t for t in points(c, "time") if t > 0], "throughput_per_s")
+                     lambda c: [1 / t for t in _process_times(c) if t > 0], "throughput_per_s")
 MEMORY = SummaryMetric("memory", "memory", True, "B", lambda c: points(c, "memory"))
 REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
                          _load(("load", "requests_per_s")))
@@ -189,14 +195,17 @@ def _center(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def worse_by(best: list[float], other: list[float], lower_is_better: bool) -> RatioTest:
-    """How many times `best`'s figure is better than `other`'s, with its interval and test."""
-    return ratio_test(best, other) if lower_is_better else ratio_test(other, best)
+def worse_by(best: list[float], other: list[float], lower_is_better: bool,
+             p_limit: float = ALPHA) -> RatioTest:
+    """How many times `best`'s figure is better than `other`'s, with its interval and its
+    verdict at `p_limit` (the summary's Benjamini–Hochberg limit)."""
+    test = ratio_test(best, other) if lower_is_better else ratio_test(other, best)
+    return test.at(p_limit)
 
 
 def _one_measurement() -> Flag:
-    return Flag("n = 1", "one measurement: no interval, so no difference is shown to be "
-                         "significant; add --runs (3 or more)")
+    return Flag("n = 1", "one process: no interval (its iterations are not independent), so "
+                         "no difference is shown to be significant; add --runs (3 or more)")
 
 
 def _flags(cell: CellResult, metric: SummaryMetric, n: int) -> list[Flag]:
@@ -216,11 +225,11 @@ def _same(test: RatioTest | None) -> bool:
     return test is not None and min(test.n_base, test.n_new) >= 2 and not test.significant
 
 
-def _rank(i: int, samples: list[list[float]], lower: bool) -> int:
+def _rank(i: int, samples: list[list[float]], lower: bool, p_limit: float) -> int:
     better = 0
     for j, other in enumerate(samples):
         if j != i:
-            t = worse_by(other, samples[i], lower)
+            t = worse_by(other, samples[i], lower, p_limit)
             better += t.significant and t.ratio > 1
     return 1 + better
 
@@ -257,24 +266,48 @@ def _held(cell: CellResult, metric: SummaryMetric, samples: list[float], why: Fl
                     tuple(_flags(cell, metric, len(samples))), stack=stack.of(cell))
 
 
-def summarize_case(cells: list[CellResult], metric: SummaryMetric,
-                   case: dict[str, Any], note: str = "") -> CaseSummary:
-    """The standings of cells with identical parameters on one metric."""
+def _ranked_samples(cells: list[CellResult], metric: SummaryMetric
+                    ) -> list[tuple[CellResult, list[float]]]:
+    """The cells the metric ranks with their samples, best first."""
     measured = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
-    held = [_held(c, metric, s, why) for c, s in measured if (why := _unranked(c, metric))]
     measured = [(c, s) for c, s in measured if not _unranked(c, metric)]
     lower = metric.lower_is_better
-    measured.sort(key=lambda cs: _center(cs[1]) * (1 if lower else -1))
+    return sorted(measured, key=lambda cs: _center(cs[1]) * (1 if lower else -1))
+
+
+def pairwise_p(cells: list[CellResult], metric: SummaryMetric) -> list[float]:
+    """The p-values of every pair of ranked cells that a test can compare (2 processes or
+    more on both sides): the case's share of the summary's family of tests."""
+    ranked = [s for _, s in _ranked_samples(cells, metric)]
+    found = []
+    for i, mine in enumerate(ranked):
+        for other in ranked[i + 1:]:
+            test = ratio_test(mine, other)
+            if test.p_value is not None and min(test.n_base, test.n_new) >= 2:
+                found.append(test.p_value)
+    return found
+
+
+def summarize_case(cells: list[CellResult], metric: SummaryMetric,
+                   case: dict[str, Any], note: str = "",
+                   p_limit: float = ALPHA) -> CaseSummary:
+    """The standings of cells with identical parameters on one metric; a difference is
+    significant at p ≤ p_limit (summaries: the Benjamini–Hochberg limit of its family)."""
+    measured_all = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
+    held = [_held(c, metric, s, why) for c, s in measured_all
+            if (why := _unranked(c, metric))]
+    measured = _ranked_samples(cells, metric)
+    lower = metric.lower_is_better
     standings: list[Standing] = []
     all_samples = [s for _, s in measured]
     for i, (cell, samples) in enumerate(measured):
-        test = worse_by(all_samples[0], samples, lower) if i else None
-        previous = worse_by(all_samples[i - 1], samples, lower) if i else None
+        test = worse_by(all_samples[0], samples, lower, p_limit) if i else None
+        previous = worse_by(all_samples[i - 1], samples, lower, p_limit) if i else None
         standings.append(Standing(
             cell.contender, cell.status, cell.reason, _figure(cell, metric, samples),
             len(samples), test.ratio if test else 1.0, test.ci95 if test else None,
-            _rank(i, all_samples, lower), _same(test), tuple(_flags(cell, metric, len(samples))),
-            _same(previous), stack.of(cell)))
+            _rank(i, all_samples, lower, p_limit), _same(test),
+            tuple(_flags(cell, metric, len(samples))), _same(previous), stack.of(cell)))
     standings += held
     done = {s.contender for s in standings}
     standings += [Standing(c.contender, _no_figure(c, metric), c.reason,
@@ -329,16 +362,17 @@ def summaries(cells: tuple[CellResult, ...] | list[CellResult],
               largest_only: bool = False) -> list[CaseSummary]:
     """Every workload's cases × metrics, in the order the workloads first appear. With
     largest_only, a scan is summed up at its largest size (the top of a report, the terminal)."""
-    found = []
+    planned = []
     for workload, group in by_workload(cells).items():
         param = size_param(group)
         shown, note = varying(group), ""
         if largest_only and param is not None:
             group, note = _largest(group, param)
         for case, members in _cases(group, shown):
-            found += [summarize_case(ranked, m, case, note) for m in metrics_for(workload)
-                      if (ranked := _members(m, members)) and _says(m, members)]
-    return found
+            planned += [(ranked, m, case, note) for m in metrics_for(workload)
+                        if (ranked := _members(m, members)) and _says(m, members)]
+    limit = fdr_limit(p for ranked, m, _, _ in planned for p in pairwise_p(ranked, m))
+    return [summarize_case(ranked, m, case, note, limit) for ranked, m, case, note in planned]
 
 
 def machine_flags(machine: dict[str, Any]) -> list[Flag]:

@@ -18,6 +18,8 @@ def _summary_to_dict(s: Summary) -> dict[str, Any]:
     d = dataclasses.asdict(s)
     d["ci95"] = list(s.ci95) if s.ci95 else None
     d["outliers"] = list(s.outliers)
+    if s.processes is None:  # each value one process: nothing to say
+        del d["processes"]
     return d
 
 

@@ -129,6 +129,9 @@ class Summary:
     ci95: tuple[float, float] | None
     cv: float | None
     outliers: tuple[float, ...] = ()
+    processes: int | None = None
+    """How many processes measured the values when each measured several (iterations): the
+    interval is then over their means; None when each value is one process."""
 
 
 @dataclass(frozen=True)

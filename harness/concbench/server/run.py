@@ -38,6 +38,7 @@ from concbench.server.sites import LOOPBACK
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
 from concbench.server.warmup import WarmupPolicy, warm_up
+from concbench.server.window_checks import check_window
 from concbench.workloads.server import Response
 
 __all__ = ["ServerRequest", "measure_server"]
@@ -224,36 +225,11 @@ class _ServerRun(RunState):
 
     def _check_load(self, load: LoadResult) -> Failure | None:
         assert self.server is not None
-        if load.requests == 0 and load.errors_total == 0:
-            return "timeout", (f"no response completed within the {load.duration_s:.0f} s load "
-                               "window: the server is saturated beyond it; lengthen duration-s "
-                               "or lower connections")
-        if load.ok_requests == 0:
-            return "invalid", (f"no successful response under load ({load.requests} responses, "
-                               f"errors {load.errors})")
-        floor = self.server.latency_floor_ms(self.req.params, self.req.bounds)
-        problems = [load_checks.floor_problem(load, floor)]
-        self.under_load = {"floor_ms": floor, "fastest_ms": load.latency_ms.get("min")}
-        if self.reference is not None:
-            record, problem = load_checks.bytes_check(
-                load, self.reference, len(str(VERIFY_IDS[0])), self.server.id_bytes_per_digit,
-                self.req.params["connections"])
-            self.under_load["bytes_per_response"] = record
-            problems.append(problem)
-        sampled = self.sampled
-        if sampled is not None:
-            self.under_load["sampled"] = sampled.to_dict()
-            problems.append(sampled.problem())
-        if self.backend_window is not None:
-            record, problem = load_checks.downstream_check(
-                load, self.backend_window, self.server.downstream_ms(self.req.params),
-                self.req.params["connections"],
-                mid_load=self.continuous is not None or bool(load.notes.get("continuous")),
-                sampled=sampled.checked + sampled.unanswered if sampled else 0)
-            self.under_load["downstream"] = record
-            problems.append(problem)
-        found = [p for p in problems if p]
-        return ("invalid", "; ".join(found)) if found else None
+        self.under_load = {}
+        return check_window(load, self.req, self.server, self.reference, self.sampled,
+                            self.backend_window,
+                            self.continuous is not None or bool(load.notes.get("continuous")),
+                            self.under_load)
 
     def lifecycle(self, proc: ServerProcess, port: int,
                   backend: LatencyBackend | None) -> Failure | None:

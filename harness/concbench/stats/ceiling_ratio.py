@@ -34,7 +34,8 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from concbench.resultset.model import CellResult, RunResult, Summary
-from concbench.stats.summary import summarize, t_975
+from concbench.stats.inference import t_975
+from concbench.stats.summary import summarize
 
 CEILING = "nginx"
 """The ceiling contender: a static 200-byte answer from one nginx worker per server CPU."""

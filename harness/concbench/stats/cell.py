@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from concbench import steal, warnings
 from concbench.server.steadiness import JIT_BUDGET
-from concbench.resultset.model import CellResult, RunResult, Summary
+from concbench.resultset.model import CellResult, Iteration, RunResult, Summary
 from concbench.stats.server_cell import bounds_of, server_stats, server_warnings
 from concbench.stats.summary import summarize
 from concbench.workloads.server import Bounds
@@ -21,11 +21,17 @@ def _per_run(runs: list[RunResult], value: Callable[[RunResult], float]) -> Summ
     return summarize([value(r) for r in runs])
 
 
-def _rate_times(spec: WorkloadSpec, ok_runs: list[RunResult], elapsed: list[float]) -> list[float]:
-    """Seconds that throughput divides by: each iteration, or the time to the rate mark."""
+
+
+def _throughput(spec: WorkloadSpec, units: float, ok_runs: list[RunResult]) -> Summary | None:
+    """Units per second of each measured iteration (or to the rate mark, once per run), its
+    interval over the process means."""
     if spec.rate_mark is None:
-        return elapsed
-    return [r.marks[spec.rate_mark]["elapsed_ns"] / 1e9 for r in ok_runs if spec.rate_mark in r.marks]
+        return _by_process(ok_runs, lambda it: units / (it.elapsed_ns / 1e9),
+                           lambda it: it.elapsed_ns > 0)
+    times = [r.marks[spec.rate_mark]["elapsed_ns"] / 1e9 for r in ok_runs
+             if spec.rate_mark in r.marks]
+    return summarize([units / t for t in times if t > 0])
 
 
 def _extra_results(spec: WorkloadSpec, params: dict[str, Any],
@@ -63,12 +69,19 @@ def _cpu_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
     if all(it.cpu_ns is not None and it.cpu_tick_ns for it in measured):
         if any(it.elapsed_ns < MIN_TICKS * it.cpu_tick_ns for it in measured):
             return None
-        return summarize([it.cpu_ns / units for it in measured])
+        return _by_process(ok_runs, lambda it: it.cpu_ns / units)
     outside = [it for it in measured if it.index > 0]
     if not outside or any(it.cpu_s is None or it.elapsed_ns < MIN_TICKS * HARNESS_TICK_NS
                           for it in outside):
         return None
-    return summarize([it.cpu_s * 1e9 / units for it in outside])
+    return _by_process(ok_runs, lambda it: it.cpu_s * 1e9 / units, lambda it: it.index > 0)
+
+
+def _by_process(ok_runs: list[RunResult], value: Callable[[Iteration], float],
+                keep: Callable[[Iteration], bool] = lambda it: True) -> Summary | None:
+    """A per-iteration figure, its interval over the process means (stats.inference)."""
+    groups = [[value(it) for it in r.measured() if keep(it)] for r in ok_runs]
+    return summarize([v for g in groups for v in g], groups)
 
 
 def _growth_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
@@ -77,7 +90,7 @@ def _growth_per_unit(units: float, ok_runs: list[RunResult]) -> Summary | None:
     measured = [it for r in ok_runs for it in r.measured()]
     if not measured or not units or any(it.rss_growth_bytes is None for it in measured):
         return None
-    return summarize([it.rss_growth_bytes / units for it in measured])
+    return _by_process(ok_runs, lambda it: (it.rss_growth_bytes or 0) / units)
 
 
 def _per_unit(params: dict[str, Any], units: float,
@@ -95,15 +108,13 @@ def _per_unit(params: dict[str, Any], units: float,
 def cell_stats(spec: WorkloadSpec, params: dict[str, Any],
                ok_runs: list[RunResult]) -> dict[str, Summary]:
     """elapsed_s and throughput over every measured iteration; the rest once per run."""
-    elapsed = [it.elapsed_ns / 1e9 for r in ok_runs for it in r.measured()]
     units = spec.units_per_iteration(params)
     found = {
-        "elapsed_s": summarize(elapsed),
+        "elapsed_s": _by_process(ok_runs, lambda it: it.elapsed_ns / 1e9),
         # the first iteration of each process when it was a warm-up: the cold start, apart
         "cold_s": summarize([r.iterations[0].elapsed_ns / 1e9 for r in ok_runs
                              if r.iterations and r.iterations[0].warmup]),
-        "throughput_per_s": summarize([units / t for t in _rate_times(spec, ok_runs, elapsed)
-                                       if t > 0]),
+        "throughput_per_s": _throughput(spec, units, ok_runs),
         "wall_s": _per_run(ok_runs, lambda r: r.wall_s),
         "peak_rss_bytes": _per_run(ok_runs, lambda r: r.peak_rss_bytes),
         "peak_threads": _per_run(ok_runs, lambda r: r.peak_threads),
@@ -208,6 +219,8 @@ def aggregate(spec: WorkloadSpec, contender: str, params: dict[str, Any], budget
                               warnings.outliers("time", elapsed)) if w]
         if elapsed.n == 1:
             notes.append(warnings.single_measurement("time"))
+        elif elapsed.processes == 1:
+            notes.append(warnings.single_process("time", elapsed.n))
     return CellResult(workload=spec.name, contender=contender, params=dict(params),
                       status=status, reason=reason, ideal_s=ideal, efficiency=efficiency,
                       runs=tuple(runs), stats=stats, metadata=metadata, warnings=tuple(notes))

@@ -71,6 +71,12 @@ def is_server(cells: Iterable[CellResult]) -> bool:
     return any(r.load is not None for c in cells for r in c.runs)
 
 
+def process_times(cell: CellResult) -> list[list[float]]:
+    """Each ok run's measured iterations' elapsed seconds, one list per process."""
+    return [[it.elapsed_ns / 1e9 for it in r.measured()] for r in cell.runs
+            if r.status == "ok" and r.measured()]
+
+
 def points(cell: CellResult, metric: str) -> list[float]:
     ok = [r for r in cell.runs if r.status == "ok"]
     if metric in SERVER_METRICS:
