@@ -266,7 +266,7 @@ def _check_limits(plan: Plan) -> None:
 
 def _execute(plan: Plan, opts: dict[str, Any]) -> None:
     """Run a plan with the shared options: exports, resume, baselines."""
-    from concbench import baselines, compare_command
+    from concbench import analyses, baselines, compare_command
 
     _check_reference(plan)
     _check_limits(plan)
@@ -277,6 +277,7 @@ def _execute(plan: Plan, opts: dict[str, Any]) -> None:
                                          opts["export_markdown"], opts["export_html"]),
                           opts["resume"])
     compare_command.after_run(doc, opts["baseline"], opts["save_baseline"])
+    analyses.after_suite(plan.name, doc)
 
 
 @cli.command()

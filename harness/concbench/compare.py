@@ -31,7 +31,7 @@ from concbench.stats.inference import (ALPHA, TESTS, RatioTest, fdr_limit, ratio
                                        process_values)
 from concbench.stats.scans import points, process_times
 
-__all__ = ["ALPHA", "TESTS", "RatioTest", "ratio_test", "compare", "family_limit"]
+__all__ = ["ALPHA", "TESTS", "RatioTest", "ratio_test", "compare", "family_limit", "metrics_of"]
 
 PROBE_LIMIT = 1.05
 """Ratio of the two sets' mean speed probes above which the machine's change is noted (the
@@ -137,6 +137,15 @@ def _is_server(cell: CellResult) -> bool:
     return any(r.load for r in cell.runs) or (spec is not None and spec.server is not None)
 
 
+def metrics_of(cells: list[CellResult]) -> list[Metric]:
+    """The metrics compared on these cells (one cell in two result sets, or two cells): a
+    batch cell's time and memory; a server's requests/s, p99 and memory, then the optional
+    ones some run recorded."""
+    if any(_is_server(c) for c in cells):
+        return [*SERVER_METRICS, *_optional(cells)]
+    return list(BATCH_METRICS)
+
+
 def _compare_cell(base: CellResult | None, new: CellResult | None, metric: str,
                   test: str) -> CellComparison:
     cell = new or base
@@ -165,9 +174,7 @@ def compare(base: ResultsDocument, new: ResultsDocument,
     found = []
     for k in keys:
         b, n = base_cells.get(k), new_cells.get(k)
-        present = [c for c in (b, n) if c is not None]
-        server = any(_is_server(c) for c in present)
-        metrics = [*SERVER_METRICS, *_optional(present)] if server else BATCH_METRICS
+        metrics = metrics_of([c for c in (b, n) if c is not None])
         found += [_compare_cell(b, n, m.name, test) for m in metrics]
     limit = family_limit(found)
     return [replace(c, test=c.test.at(limit)) if c.test else c for c in found]
