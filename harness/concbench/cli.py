@@ -16,6 +16,7 @@ from concbench import workloads
 from concbench.errors import UserError, unknown
 from concbench.plan import (Plan, Settings, cells_for, parse_assignments, parse_size,
                             plan_from_dict, with_limits)
+from concbench.precision import Precision
 from concbench.proc import cgroups
 from concbench.resultset import io
 from concbench.server import placement
@@ -42,7 +43,15 @@ def _settings(opts: dict[str, Any], runs: int) -> dict[str, Any]:
             "reference": opts["reference"], "server_cpus": opts["server_cpus"],
             "client_cpus": opts["client_cpus"], "profile": bool(opts["profile"]),
             "interleave": bool(opts["interleave"]), "hosts": _hosts(opts),
-            "limits": _limits(opts)}
+            "limits": _limits(opts), "precision": _precision(opts, runs)}
+
+
+def _precision(opts: dict[str, Any], runs: int) -> Precision | None:
+    if opts.get("precision") is None:
+        if opts.get("max_runs") is not None:
+            raise UserError("--max-runs caps --precision's extra runs: give --precision too")
+        return None
+    return Precision.parse(opts["precision"], opts.get("max_runs"), runs)
 
 
 def _limits(opts: dict[str, Any]) -> cgroups.Limits:
@@ -58,6 +67,11 @@ def _check_reference(plan: Plan) -> None:
 
 _run_options = [
     click.option("--runs", type=click.IntRange(1, 1000), help="processes per cell"),
+    click.option("--precision", metavar="PCT", help="after the planned runs, more processes "
+                 "of a cell (interleaved) until its headline figure's 95% interval is within "
+                 "± PCT of it, e.g. 3%, or --max-runs (docs/measurement.md, Statistics)"),
+    click.option("--max-runs", type=click.IntRange(2, 1000), help="the most processes "
+                 "--precision may run per cell (default 10)"),
     click.option("--warmup", type=click.IntRange(0, 1000), help="in-process warm-up iterations"),
     click.option("--iterations", type=click.IntRange(1, 1000),
                  help="measured iterations per process"),
@@ -240,7 +254,8 @@ def suite(name: str | None, cold: bool, **opts: Any) -> None:
                      "rss_limit": parse_size(opts["mem_limit"]) if opts["mem_limit"] else None,
                      "server_cpus": opts["server_cpus"], "client_cpus": opts["client_cpus"],
                      "profile": opts["profile"], "interleave": opts["interleave"],
-                     "hosts": _hosts(opts) or None, "limits": _limits(opts) or None}
+                     "hosts": _hosts(opts) or None, "limits": _limits(opts) or None,
+                     "precision": _precision(opts, opts["runs"] or 1)}
         plan = suites.load(name, paths.suites_dir(), all_c, overrides)
     _execute(plan, opts)
 

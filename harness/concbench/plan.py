@@ -10,6 +10,7 @@ from typing import Any
 
 from concbench.errors import UserError
 from concbench.manifest import Contender
+from concbench.precision import Precision
 from concbench.proc.cgroups.limits import Limits
 from concbench.workloads import WorkloadSpec
 from concbench.workloads.rate_forms import expand_auto
@@ -70,6 +71,8 @@ class Settings:
     known_hosts as given on the command line (none: everything on this machine)."""
     limits: Limits = Limits()
     """--cpus / --memory: the cgroup limits of every cell that sets none of its own."""
+    precision: Precision | None = None
+    """--precision: more processes of a cell until its headline's interval is this narrow."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class Plan:
             **({"interleave": True} if s.interleave else {}),
             **({"hosts": s.hosts} if s.hosts else {}),
             **({"limits": s.limits.to_dict()} if s.limits else {}),
+            **({"precision": s.precision.to_dict()} if s.precision else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {}),
                        **({"warmup": c.warmup} if c.warmup is not None else {}),
@@ -187,7 +191,8 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
                         reference=d.get("reference"), server_cpus=d.get("server_cpus"),
                         client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")),
                         interleave=bool(d.get("interleave")), hosts=d.get("hosts") or {},
-                        limits=Limits.from_dict(d.get("limits")))
+                        limits=Limits.from_dict(d.get("limits")),
+                        precision=Precision.from_dict(d.get("precision")))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

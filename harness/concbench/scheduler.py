@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Protocol
 
-from concbench import speed_probe, steal
+from concbench import precision_check, speed_probe, steal
 from concbench.batch.measure import RunRequest, measure
 from concbench.build import Builder, BuildOutcome
 from concbench.plan import CellPlan, Plan
@@ -152,7 +152,7 @@ def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Obser
         if plan.settings.interleave:
             waiting.append(state)
             continue
-        while state.active:
+        while state.active or _more(plan, state, servers):
             _run_once(state, recorder, observer)
         _close(plan, state, recorder, observer, servers, say)
     _interleaved(plan, waiting, recorder, observer, servers, say)
@@ -203,13 +203,30 @@ def _interleaved(plan: Plan, cells: list[_Cell], recorder: Recorder, observer: O
     recorded (a resumed plan's rounds are new ones)."""
     first = 1 + max((r.round for c in recorder.doc.cells for r in c.runs
                      if r.round is not None), default=-1)
-    for round_index in range(max((c.planned for c in cells), default=0)):
-        for state in cells if round_index % 2 == 0 else reversed(cells):
-            if state.active:
-                _run_once(state, recorder, observer, first + round_index)
-                _record(recorder, _result(plan, state, servers))
+    round_index = 0
+    while True:
+        order = cells if round_index % 2 == 0 else list(reversed(cells))
+        due = [s for s in order if s.active or _more(plan, s, servers)]
+        if not due:
+            break
+        for state in due:
+            _run_once(state, recorder, observer, first + round_index)
+            _record(recorder, _result(plan, state, servers))
+        round_index += 1
     for state in cells:
         _close(plan, state, recorder, observer, servers, say)
+
+
+def _more(plan: Plan, state: _Cell, servers: ServerContext | None) -> bool:
+    """--precision: the planned runs done, the cell's headline still too wide, runs left:
+    one more process (the cell's planned count grows by it)."""
+    goal = plan.settings.precision
+    if goal is None or state.stopped or len(state.runs) < state.planned:
+        return False
+    if not precision_check.more_wanted(goal, _result(plan, state, servers), len(state.runs)):
+        return False
+    state.planned += 1
+    return True
 
 
 def _close(plan: Plan, state: _Cell, recorder: Recorder, observer: Observer,
@@ -240,9 +257,13 @@ def _result(plan: Plan, state: _Cell, servers: ServerContext | None,
     metadata = _metadata(plan, cell, state.argv, servers)
     if profiles is not None:
         metadata["profiles"] = profiles
-    return with_cgroup(aggregate(cell.spec, cell.contender.name, cell.params,
+    result = with_cgroup(aggregate(cell.spec, cell.contender.name, cell.params,
                                  cell.contender.thread_budget(cell.spec.name, cell.params),
                                  state.runs, metadata,
                                  resolve_bounds(cell.contender.bounds, cell.params)
                                  if cell.spec.server else None),
-                       cell.spec, cell.recorded_params)
+                         cell.spec, cell.recorded_params)
+    goal = plan.settings.precision
+    if goal is not None:
+        result.metadata["precision"] = precision_check.record(goal, result)
+    return result
