@@ -53,3 +53,26 @@ def test_the_goal_parses_with_or_without_its_percent_sign():
     assert Precision.parse(" 2.5 ", 20, 3) == Precision(2.5, 20)
     with pytest.raises(UserError):
         Precision.parse("150", None, 3)
+
+
+def test_a_result_set_says_how_precise_it_got():
+    from concbench import precision_check, workloads
+    from concbench.resultset.model import Iteration, RunResult
+    from concbench.stats.cell import aggregate
+    from concbench.workloads.budget import UNBOUNDED
+
+    spec = workloads.get("sleep-tasks")
+
+    def cell(name: str, times: list[float]):
+        runs = [RunResult(status="ok", reason=None, wall_s=1.0, startup_s=0.1,
+                          peak_rss_bytes=1 << 20, peak_threads=1, final_threads=1,
+                          cpu_user_s=0.1, cpu_sys_s=0.0, ctx_voluntary=1, ctx_involuntary=1,
+                          iterations=(Iteration(0, False, int(t * 1e9), {}),)) for t in times]
+        return aggregate(spec, name, spec.resolve({}), UNBOUNDED, runs, {})
+
+    # 1.0, 1.1, 0.9: mean 1.0, s = 0.1, t(2) = 4.303: ±24.8 %; 1.0, 1.0: ±0 %
+    text = precision_check.overview([cell("a", [1.0, 1.1, 0.9]), cell("b", [2.0, 2.0]),
+                                     cell("c", [3.0])])
+    assert text == ("precision: each cell's headline 95 % interval is ±12.4 % (median over 2 "
+                    "cells), widest ±24.8 % (sleep-tasks · a); 1 cell(s) rest on one process, "
+                    "with no interval")

@@ -3,6 +3,7 @@ whether another process is wanted, and what the cell records of it."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from concbench.precision import Precision
@@ -52,3 +53,23 @@ def record(goal: Precision, cell: CellResult) -> dict[str, Any]:
     return {**goal.to_dict(), "headline": headline_stat(cell),
             "reached_pct": None if reached is None else round(reached, 2), "runs": runs,
             "stopped": why, "two_level": levels.to_dict() if levels else None}
+
+
+def overview(cells: list[CellResult] | tuple[CellResult, ...]) -> str | None:
+    """How precise a result set got: the median and widest headline interval over its ok
+    cells, and how many rest on one process (no interval)."""
+    ok = [c for c in cells if c.status == "ok" and c.runs]
+    if not ok:
+        return None
+    widths = [(w, c) for c in ok if (w := half_width_pct(c)) is not None]
+    single = len(ok) - len(widths)
+    if not widths:
+        return (f"precision: none of the {len(ok)} cells has an interval (one process each); "
+                "--runs 3 or --precision gives them one")
+    widest, cell = max(widths, key=lambda wc: wc[0])
+    median = statistics.median(w for w, _ in widths)
+    text = (f"precision: each cell's headline 95 % interval is ±{median:.1f} % (median over "
+            f"{len(widths)} cells), widest ±{widest:.1f} % ({cell.workload} · {cell.contender})")
+    if single:
+        text += f"; {single} cell(s) rest on one process, with no interval"
+    return text

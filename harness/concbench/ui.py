@@ -11,6 +11,7 @@ from rich.measure import Measurement
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
+from concbench import precision_check
 from concbench.plan import CellPlan
 from concbench.report import flags, scaling_table, summary, summary_terminal, syscall_table, units
 from concbench.report.cell_names import CellNames
@@ -170,6 +171,10 @@ def print_summary(doc: ResultsDocument) -> None:
         return
     height = out.size.height if out.is_terminal and not _wide else None
     out.print()
+    precision = precision_check.overview(doc.cells)
+    if precision:
+        out.print(precision, markup=False, highlight=False)
+        height = height - 1 if height else None
     for line in summary_terminal.render(cases, summary.machine_flags(doc.machine), out.width,
                                         height):
         out.print(line, soft_wrap=True)
