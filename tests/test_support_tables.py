@@ -85,3 +85,35 @@ def test_each_figures_spread_is_its_cv_across_rounds_and_ratios_pair_rounds():
     # round 0: 100 / 100, round 1: 300 / 600 (paired by round, not by order): 1.0 and 0.5
     assert row[6] == "0.75 (47.1 %)" and row[7] == "0.25 (141.4 %)"
     assert ceiling[6:] == ["–", "–"]
+
+
+def test_a_capacity_row_counts_the_searchs_windows_apart_from_its_confirmations():
+    table = _load("capacity-table")
+    windows = [{"role": "search", "held": True, "offered_per_s": 50000, "p99_ms": 2.0,
+                "server_us_per_request": 10.0},
+               {"role": "search", "held": False, "offered_per_s": 75000, "p99_ms": 9.0,
+                "server_us_per_request": 8.0},
+               {"role": "retry", "held": False, "offered_per_s": 75000, "p99_ms": 8.0,
+                "server_us_per_request": 8.5},
+               {"role": "confirm", "held": True, "offered_per_s": 50000, "p99_ms": 3.0,
+                "server_us_per_request": None}]
+    cell = {"contender": "go", "status": "ok", "params": {"slo-p99-ms": 5},
+            "warnings": ["warm-up did not settle within 30 s"],
+            "stats": {"syscalls_read_all_per_request": {"median": 1.0},
+                      "syscalls_write_all_per_request": {"median": 1.5},
+                      "syscalls_epoll_ctl_per_request": {"median": 0.0},
+                      "syscalls_futex_per_request": {"median": 0.25},
+                      "ctx_switches_per_request": {"median": 0.125}},
+            "runs": [{"wall_s": 100.0, "startup_s": 2.0,
+                      "server": {"warmup": {"seconds": 18.0}, "cpu_per_request": {"server_us": 12.5},
+                                 "capacity": {"peak_per_s": 100000, "capacity_per_s": 50000,
+                                              "windows": windows,
+                                              "measured_window": {"held": False,
+                                                                  "why": "p99 6 ms"}}}}]}
+    assert table.capacity_row(cell) == ["go", "100.0k", "50.0k", "50%", "1/2", "1/1",
+                                        "missed: p99 6 ms", "12.5", "2.50, 0.00, 0.25", "0.12",
+                                        "unsettled"]
+    assert table.curve(cell) == ("50.0k 2.0 ms / 10 µs; 50.0k 3.0 ms; 75.0k 9.0 ms* / 8 µs; "
+                                 "75.0k 8.0 ms* / 8 µs")
+    assert table.time_spent([cell]) == pytest.approx({"start-ups": 2 / 60, "warm-ups": 18 / 60,
+                                                      "the rest": 80 / 60})
