@@ -37,10 +37,6 @@ NOT_MEASURED = frozenset({
 """results.csv's columns that say what a cell is, not what it measured: they get no row."""
 
 GAPS = frozenset({
-    "errors_total",
-    "server_cpu_percent",
-    "server_peak_rss_bytes",
-    "generator_cpu_percent",
     "startup_s",
 })
 """Measured columns without a known-answer test yet (docs/known-answers.md, "Gaps"). Filling
