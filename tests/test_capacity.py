@@ -99,7 +99,9 @@ def test_a_capacity_that_misses_its_confirming_window_falls_to_the_next_rate_tha
 
     never = bisect(_search(steps=3), first_time_only, lambda: None)[0]
     assert never.held_in_search == [8750, 7500, 5000] and never.capacity_per_s == 0
-    assert [w.offered_per_s for w in never.windows if w.role == "confirm"] == [8750, 7500]
+    # every rate that held gets its confirming window, highest first, down to the last
+    assert [w.offered_per_s for w in never.windows if w.role == "confirm"] == [8750, 7500,
+                                                                                5000]
     assert "no capacity confirmed" in (_warning(never, 5.0) or "")
 
 

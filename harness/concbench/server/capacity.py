@@ -14,8 +14,9 @@ One window must not decide: p99 is not monotonic in the rate on a host whose spe
 window at half the peak can miss where a higher rate holds), so a miss is tried
 once more at the same rate (at most RETRIES a search), and the highest rate that held is
 accepted only when a confirming window after the search holds too (else the next highest,
-at most CONFIRMATIONS); the capacity is that confirmed rate, 0 when none was. A window whose
-generator used its whole CPU decides nothing (inconclusive) and ends the search there. The
+and so on down the rates that held); the capacity is that confirmed rate, 0 when none was.
+A window whose generator used its whole CPU decides nothing (inconclusive) and ends the
+search there. The
 measured window then runs at the capacity (at the lowest rate tried when there is none, so
 the run still has its latency and CPU figures). Every window is recorded with its role.
 """
@@ -138,8 +139,6 @@ class CapacitySearch:
 RETRIES = 2
 """Misses retried at the same rate per search: a single unlucky window (p99 is not monotonic
 in the rate on a host whose speed moves) does not send the search low for good."""
-CONFIRMATIONS = 2
-"""Rates the search found that get a confirming window, highest first."""
 
 
 class _Attempts:
@@ -164,7 +163,7 @@ def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
            ) -> tuple[CapacitySearch, Failure | None]:
     """Halve [0, peak] `steps` times, one window at each middle (a miss tried once more, at
     most RETRIES times a search; a window the generator bounded ends the search there), then
-    confirm the highest rate that held (or the next, at most CONFIRMATIONS)."""
+    confirm the highest rate that held (or the next, down the rates that held)."""
     low, high = 0.0, search.peak_per_s
     tries = _Attempts(search, load, settle)
     retries = 0
@@ -182,7 +181,7 @@ def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
         if window.inconclusive:
             break  # the generator cannot offer more than this: nothing above it is known
         low, high = (rate, high) if window.held else (low, rate)
-    for rate in _with(search, tries.windows).held_in_search[:CONFIRMATIONS]:
+    for rate in _with(search, tries.windows).held_in_search:
         window, failure = tries.run(rate, "confirm")
         if failure or window is None:
             return _with(search, tries.windows), failure
