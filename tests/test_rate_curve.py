@@ -107,20 +107,21 @@ def test_rate_auto_probes_the_peak_and_runs_its_grid(bench):
 
 
 def test_a_grids_peak_is_probed_after_a_warm_up_not_on_a_cold_server(bench):
-    """The coldstart fake serves its first 1 500 requests 20 ms late (8 connections: about
-    400 requests/s, 3.75 s of them), then at full speed. The grid's probe comes after a
-    closed-loop warm-up of 5 s, so it sees the warm server: well above the cold rate."""
-    cold_per_s = 8 / 0.020
+    """The coldstart fake serves its first 600 requests 40 ms late (8 connections: about
+    200 requests/s, 3 s of them: the whole of a 3 s probe on a cold server), then at full
+    speed. The grid's probe comes after a closed-loop warm-up of 4 s, so it sees the warm
+    server: well above the cold rate."""
+    cold_per_s = 8 / 0.040
     res = bench("run", "http-hello", "--contender", "fake-server-coldstart", "--param",
-                "loadgen=oha", "--param", "connections=8", "--param", "warmup-s=5",
+                "loadgen=oha", "--param", "connections=8", "--param", "warmup-s=4",
                 "--param", "warmup-steady-pct=0", "--param", "duration-s=1",
                 "--param", "rate=50%", "--runs", "1")
     assert res.code == 0, res.stderr
     server = _ok_run(bench.last()["cells"][0])["server"]
     assert server["rate_probe"]["peak_per_s"] > 2 * cold_per_s, server["rate_probe"]
     warmed = server["probe_warmup"]
-    assert warmed["mode"] == "fixed" and warmed["seconds"] >= 5, warmed
-    assert server["continuous"] is not None and server["warmup"]["seconds"] >= 5
+    assert warmed["mode"] == "fixed" and warmed["seconds"] >= 4, warmed
+    assert server["continuous"] is not None and server["warmup"]["seconds"] >= 4
 
 
 @pytest.mark.parametrize("args, message", [

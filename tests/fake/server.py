@@ -58,7 +58,7 @@ HICCUP_AT = int(os.environ.get("FAKE_HICCUP_AT", "0"))
 HICCUP = {"arrived": 0, "until": 0.0}
 HICCUP_LOCK = threading.Lock()
 EMPTY_EVERY = 100
-COLD_REQUESTS, COLD_S = 1500, 0.02
+COLD_REQUESTS, COLD_S = 600, 0.04
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater", "swapbody")
 """Modes that cheat from the second request on a connection on."""
 
