@@ -28,7 +28,8 @@ placed at a known moment of a load of known rate: tests/test_rate_point.py), emp
 (hello: every EMPTY_EVERY-th response under load a 200 with an empty body: the mean bytes per
 response moves by less than its slack), coldstart (hello: each of the first COLD_REQUESTS
 requests waits COLD_S first, as a JVM runs its first requests interpreted: a peak probed cold
-is a fraction of the warm one: tests/test_rate_curve.py).
+is a fraction of the warm one: tests/test_rate_curve.py), lateready (prints its ready line
+READY_DELAY_S after it starts: a known start-up, tests/test_startup_known.py).
 """
 
 import json
@@ -59,6 +60,7 @@ HICCUP = {"arrived": 0, "until": 0.0}
 HICCUP_LOCK = threading.Lock()
 EMPTY_EVERY = 100
 COLD_REQUESTS, COLD_S = 600, 0.04
+READY_DELAY_S = 0.6
 LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater", "swapbody")
 """Modes that cheat from the second request on a connection on."""
 
@@ -230,6 +232,8 @@ def main():
         signal.signal(signal.SIGTERM, lambda *_: (server.server_close(), sys.exit(0)))
     if MODE == "slowstart":
         time.sleep(30)
+    if MODE == "lateready":
+        time.sleep(READY_DELAY_S)
     if MODE != "noready":
         usable = len(os.sched_getaffinity(0))
         cpus = usable + 2 if MODE == "cpus" else usable
