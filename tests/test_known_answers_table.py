@@ -153,3 +153,31 @@ def test_what_computes_each_figure_exists():
             if not path.is_file() or name.split(".")[-1] not in _defined(path):
                 absent.append((row[0], f"{module}:{name}"))
     assert absent == [], absent
+
+
+SUMMARY_HEADER = ("summary figure", "computed by", "known-answer test", "tolerance")
+
+
+def test_the_summarys_figures_each_name_a_test_that_exists_and_what_computes_them():
+    lines = DOC.read_text().splitlines()
+    (start,) = [i for i, line in enumerate(lines)
+                if line.startswith("|") and tuple(_cells(line)) == SUMMARY_HEADER]
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(_cells(line))
+    assert len(rows) >= 7 and all(len(r) == len(SUMMARY_HEADER) and r[3] for r in rows), rows
+    absent = []
+    for figure, computed, tests, _ in rows:
+        named = named_tests(tests)
+        if not named or not COMPUTED_BY.findall(computed):
+            absent.append(figure)
+        for file, name in named:
+            if not (REPO / "tests" / file).is_file() or name not in _defined(REPO / "tests" / file):
+                absent.append(f"{figure}: tests/{file}::{name}")
+        for module, name in COMPUTED_BY.findall(computed):
+            path = PACKAGE.joinpath(*module.split(".")).with_suffix(".py")
+            if not path.is_file() or name.split(".")[-1] not in _defined(path):
+                absent.append(f"{figure}: {module}:{name}")
+    assert absent == [], absent
