@@ -70,9 +70,10 @@ def test_a_result_set_says_how_precise_it_got():
                           iterations=(Iteration(0, False, int(t * 1e9), {}),)) for t in times]
         return aggregate(spec, name, spec.resolve({}), UNBOUNDED, runs, {})
 
-    # 1.0, 1.1, 0.9: mean 1.0, s = 0.1, t(2) = 4.303: ±24.8 %; 1.0, 1.0: ±0 %
+    # 1.0, 1.1, 0.9: mean 1.0, s = 0.1, t(2) = 4.303: ±24.8 %; 2.0, 2.0: ±0 %; 1.0, 1.02:
+    # t(1) = 12.706 · 0.01414 / √2 / 1.01: ±12.6 % (the median; the mean would be 12.5)
     text = precision_check.overview([cell("a", [1.0, 1.1, 0.9]), cell("b", [2.0, 2.0]),
-                                     cell("c", [3.0])])
-    assert text == ("precision: each cell's headline 95 % interval is ±12.4 % (median over 2 "
+                                     cell("d", [1.0, 1.02]), cell("c", [3.0])])
+    assert text == ("precision: each cell's headline 95 % interval is ±12.6 % (median over 3 "
                     "cells), widest ±24.8 % (sleep-tasks · a); 1 cell(s) rest on one process, "
                     "with no interval")

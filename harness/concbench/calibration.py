@@ -60,8 +60,7 @@ class Case:
     test: RatioTest
 
     def called(self, limit: float) -> bool:
-        judged = self.test.at(limit)
-        return judged.significant
+        return self.test.at(limit).significant
 
     def detected(self, limit: float) -> bool:
         direction = MOVES[self.metric]

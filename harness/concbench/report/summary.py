@@ -266,19 +266,24 @@ def _held(cell: CellResult, metric: SummaryMetric, samples: list[float], why: Fl
                     tuple(_flags(cell, metric, len(samples))), stack=stack.of(cell))
 
 
-def _ranked_samples(cells: list[CellResult], metric: SummaryMetric
-                    ) -> list[tuple[CellResult, list[float]]]:
-    """The cells the metric ranks with their samples, best first."""
-    measured = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
-    measured = [(c, s) for c, s in measured if not _unranked(c, metric)]
+def _measured(cells: list[CellResult], metric: SummaryMetric
+              ) -> list[tuple[CellResult, list[float]]]:
+    """The cells with samples of the metric, and their samples."""
+    return [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
+
+
+def _ranked(measured: list[tuple[CellResult, list[float]]], metric: SummaryMetric
+            ) -> list[tuple[CellResult, list[float]]]:
+    """Those the metric ranks (no flag holds them out), best first."""
+    kept = [(c, s) for c, s in measured if not _unranked(c, metric)]
     lower = metric.lower_is_better
-    return sorted(measured, key=lambda cs: _center(cs[1]) * (1 if lower else -1))
+    return sorted(kept, key=lambda cs: _center(cs[1]) * (1 if lower else -1))
 
 
 def pairwise_p(cells: list[CellResult], metric: SummaryMetric) -> list[float]:
     """The p-values of every pair of ranked cells that a test can compare (2 processes or
     more on both sides): the case's share of the summary's family of tests."""
-    ranked = [s for _, s in _ranked_samples(cells, metric)]
+    ranked = [s for _, s in _ranked(_measured(cells, metric), metric)]
     found = []
     for i, mine in enumerate(ranked):
         for other in ranked[i + 1:]:
@@ -293,10 +298,9 @@ def summarize_case(cells: list[CellResult], metric: SummaryMetric,
                    p_limit: float = ALPHA) -> CaseSummary:
     """The standings of cells with identical parameters on one metric; a difference is
     significant at p ≤ p_limit (summaries: the Benjamini–Hochberg limit of its family)."""
-    measured_all = [(c, s) for c, s in ((c, metric.samples(c)) for c in cells) if s]
-    held = [_held(c, metric, s, why) for c, s in measured_all
-            if (why := _unranked(c, metric))]
-    measured = _ranked_samples(cells, metric)
+    every = _measured(cells, metric)
+    held = [_held(c, metric, s, why) for c, s in every if (why := _unranked(c, metric))]
+    measured = _ranked(every, metric)
     lower = metric.lower_is_better
     standings: list[Standing] = []
     all_samples = [s for _, s in measured]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from concbench.server import rate_point
+from concbench.server.cpu_per_request import per_response_us
 from concbench.server.loadgen import LoadResult
 from concbench.server.rate_probe import Failure, Load, closed_loop_peak
 from concbench.server.saturation import open_loop_record
@@ -75,15 +76,16 @@ def judge(load: LoadResult, offered_per_s: int, window_s: float,
     if busy:
         why.insert(0, f"inconclusive: the generator used {share:.0%} of its CPU")
     cpu, jit = load.notes.get("server_cpu_s"), load.notes.get("server_jit_cpu_s")
-    per_request = _us_per_response(cpu, load.requests)
-    without_jit = _us_per_response(cpu - jit, load.requests) \
+    per_request = per_response_us(cpu, load.requests)
+    without_jit = per_response_us(max(0.0, cpu - jit), load.requests) \
         if cpu is not None and jit is not None else None
     return CapacityWindow(offered_per_s, load.requests_per_s, p99, errors, not why,
-                          "; ".join(why), share, busy, role, per_request, without_jit)
+                          "; ".join(why), share, busy, role, _rounded(per_request),
+                          _rounded(without_jit))
 
 
-def _us_per_response(cpu_s: float | None, responses: int) -> float | None:
-    return None if cpu_s is None or responses <= 0 else round(max(0.0, cpu_s) * 1e6 / responses, 3)
+def _rounded(us: float | None) -> float | None:
+    return None if us is None else round(us, 3)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class CpuPerRequest:
         return dict(self.__dict__)
 
 
-def _per_response_us(cpu_s: float | None, responses: int) -> float | None:
+def per_response_us(cpu_s: float | None, responses: int) -> float | None:
     return None if cpu_s is None or responses <= 0 else cpu_s * 1e6 / responses
 
 
@@ -61,7 +61,7 @@ def cpu_per_request(window: WindowMeasures | None, cgroup_usage_s: float | None,
     without = None if server_s is None else max(0.0, server_s - (jit_cpu_s or 0.0))
     return CpuPerRequest(
         responses=load.requests, server_cpu_s=server_s, server_source=source,
-        server_us=_per_response_us(server_s, load.requests), jit_cpu_s=jit_cpu_s,
-        server_us_without_jit=_per_response_us(without, load.requests),
+        server_us=per_response_us(server_s, load.requests), jit_cpu_s=jit_cpu_s,
+        server_us_without_jit=per_response_us(without, load.requests),
         generator_cpu_s=load.cpu_s,
-        generator_us=_per_response_us(load.cpu_s, load.requests))
+        generator_us=per_response_us(load.cpu_s, load.requests))

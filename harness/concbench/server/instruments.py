@@ -14,6 +14,7 @@ from concbench.server.backend import LatencyBackend
 from concbench.server.body_sampler import BodySampler
 from concbench.server.jvm_counters import JitProbe
 from concbench.server.process import ServerProcess
+from concbench.server.server_cpu import ServerCpuEdges
 from concbench.server.state import RunState
 from concbench.server.warmup import jit_between, window_jit_warning
 
@@ -30,7 +31,7 @@ class WindowInstruments:
         self._backend_before: Any = None
         self._kernel_before: dict[str, int] | None = None
         self._jit_before: Any = None
-        self._cpu_before: tuple[float, float | None] = (0.0, None)
+        self._cpu = ServerCpuEdges(proc.cpu_probe)
         self._profiling = False
 
     def begin(self) -> None:
@@ -40,7 +41,7 @@ class WindowInstruments:
         self._kernel_before = kernel_counters.read() if self.local else None
         self._profiling = self._start_profiler()
         self._jit_before = self.jit()
-        self._cpu_before = proc.cpu_probe()
+        self._cpu.begin()
         if self.backend:
             self.backend.proc.begin_window()
         proc.begin_window()
@@ -55,12 +56,10 @@ class WindowInstruments:
             self.sampler.stop()
         backend_after = self.backend.count() if self.backend else None
         proc.end_window()
-        cpu_after = proc.cpu_probe()
+        self._cpu.end()
         run.window_jit = jit_between(self._jit_before, self.jit())
-        before, after = self._cpu_before[1], cpu_after[1]
-        run.window_jit_cpu_s = after - before if before is not None and after is not None \
-            else None
-        run.window_server_cpu_s = max(0.0, cpu_after[0] - self._cpu_before[0])
+        run.window_jit_cpu_s = self._cpu.jit_cpu_s
+        run.window_server_cpu_s = self._cpu.cpu_s or 0.0
         jit_warning = window_jit_warning(run.warmup, run.window_jit) \
             if not run.continuous else None
         if jit_warning:

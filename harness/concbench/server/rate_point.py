@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Callable, Protocol
+from typing import Protocol
 
 from concbench.server import continuous as cont
 from concbench.server.loadgen import LoadResult
@@ -49,34 +49,6 @@ class NoEdges:
 
     def end(self) -> None:
         return None
-
-
-class ServerCpuEdges:
-    """A capacity window's server CPU, read at its edges: its process tree's and its JIT
-    compiler threads' (server.process.cpu_probe), so each rate of the search has its CPU per
-    request beside its latency."""
-
-    def __init__(self, probe: Callable[[], tuple[float, float | None]]):
-        self.probe = probe
-        self._before: tuple[float, float | None] | None = None
-        self.cpu_s: float | None = None
-        self.jit_cpu_s: float | None = None
-
-    def begin(self) -> None:
-        self._before = self.probe()
-
-    def end(self) -> None:
-        if self._before is None:
-            return
-        after = self.probe()
-        self.cpu_s = max(0.0, after[0] - self._before[0])
-        if after[1] is not None and self._before[1] is not None:
-            self.jit_cpu_s = max(0.0, after[1] - self._before[1])
-
-    def noted(self, load: LoadResult) -> LoadResult:
-        """The window's load with its server CPU in its notes."""
-        return replace(load, notes={**load.notes, "server_cpu_s": self.cpu_s,
-                                    "server_jit_cpu_s": self.jit_cpu_s})
 
 
 def applies(spec: LoadSpec) -> bool:

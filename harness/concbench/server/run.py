@@ -34,6 +34,7 @@ from concbench.server.process import ServerProcess
 from concbench.server.rate_probe import probe_pending, window_rate
 from concbench.server.request import VERIFY_IDS, ServerRequest
 from concbench.server.result import failed_result, run_result
+from concbench.server.server_cpu import ServerCpuEdges
 from concbench.server.sites import LOOPBACK
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
@@ -286,7 +287,7 @@ class _ServerRun(RunState):
     def _capacity_window(self, proc: ServerProcess, seconds: float,
                          rate: int) -> tuple[LoadResult | None, Failure | None]:
         """One window of the capacity search, the server's CPU read at its edges."""
-        edges = rate_point.ServerCpuEdges(proc.cpu_probe)
+        edges = ServerCpuEdges(proc.cpu_probe)
         found, failure = self.point_load(proc, seconds, "capacity search", rate, edges)
         return (edges.noted(found) if found is not None else None), failure
 
