@@ -11,8 +11,9 @@ Two at once (pytest-xdist, pytest.ini; `-n 0` for one process): the tests that m
 (the slow tier, and the modules marked `measures`: timings, CPU, throttling, servers under
 load) run one after another in one worker, as one unit of work (tests/measuring_group.py),
 the longest, scheduled first; every other test runs beside them in the other worker, so no
-two measuring tests share the machine. A test marked `alone` (tests/alone.py) is in that unit
-too, and runs while the other worker runs nothing.
+two measuring tests share the machine. A test marked `answers_only` (real contenders whose
+answers alone are checked) runs beside them too, whatever its tier. A test marked `alone`
+(tests/alone.py) is in the measuring unit, and runs while the other worker runs nothing.
 
 Under CONCBENCH_STRICT (CI) a skipped test is a failure: CI installs what the tests need, so a
 skip there means a test silently did not run.
@@ -46,7 +47,8 @@ TIER_OF_FIXTURE = {
     "cli": "fast",
     "fake_bench": "middle", "bench_factory": "middle", "processes": "middle",
     "chromium": "middle", "postgres_url": "middle", "full_disk": "middle", "wrk": "middle",
-    "real_bench": "slow", "verified": "slow", "netns": "slow", "oha": "slow",
+    "real_bench": "slow", "verified_servers": "slow", "verified_batch": "slow", "netns": "slow",
+    "oha": "slow",
 }
 TIMEOUT_S = {"fast": 60, "middle": 300, "slow": 3600}
 """Per test, set-up included: slow covers building every contender on a fresh machine."""
@@ -65,8 +67,11 @@ MEASURING_FIXTURES = frozenset({"wrk"})
 
 def measures(item: pytest.Item) -> bool:
     """Whether the test is measuring (run with the others one at a time); a fast test of a marked
-    module runs no process, so it measures nothing."""
+    module runs no process, so it measures nothing, and one marked answers_only asserts on
+    answers alone, which a busy machine cannot change."""
     tier = _tier(item)
+    if item.get_closest_marker("answers_only") is not None:
+        return False
     return tier == "slow" or tier != "fast" and (
         item.get_closest_marker("measures") is not None
         or item.get_closest_marker("alone") is not None

@@ -1,7 +1,9 @@
 """Conformance: every real contender × workload passes `verify` at small sizes.
 
-One `build` (cached by source content) and one `verify` of every contender, as a user runs
-them; each contender is a test of its own on that verify's cells. A contender whose tool is
+One `build` (cached by source content) and `verify` of every contender, as a user runs them,
+in two halves: the server workloads' cells with the measuring tests (a server cell loads its
+server), the batch workloads' cells beside them (verify checks answers, not time); each
+contender is a test of its own on each half's cells. A contender whose tool is
 missing here is skipped, which under CONCBENCH_STRICT (CI) is a failure; a build that fails
 for any other reason fails its contenders' tests.
 """
@@ -40,17 +42,22 @@ def built(real_bench) -> dict[str, str | None]:
     return problems
 
 
-@pytest.fixture(scope="session")
-def verified(real_bench, built) -> dict[str, list[dict]]:
-    """The cells of `verify` of every contender, by contender: one `verify --share K/N` per
-    CPU (at most 2) at once, each pinned to its CPU and writing to a results folder of its
-    own, as verify's help suggests; every process's exit code must agree with its cells."""
-    cpus = sorted(os.sched_getaffinity(0))[:2]
+SERVER_WORKLOADS = tuple(sorted(n for n, w in workloads.WORKLOADS.items() if w.server))
+BATCH_WORKLOADS = tuple(sorted(n for n, w in workloads.WORKLOADS.items() if not w.server))
+
+
+def _verify(real_bench, wl_names: tuple[str, ...], cpus: list[int], tag: str
+            ) -> dict[str, list[dict]]:
+    """The cells of `verify` of every contender on `wl_names`, by contender: one
+    `verify --share K/N` per CPU of `cpus` at once, each pinned to its CPU and writing to a
+    results folder of its own, as verify's help suggests; every process's exit code must
+    agree with its cells."""
     runs = []
     for k, cpu in enumerate(cpus, 1):
-        folder = real_bench.root / f"verify-share-{k}"
-        argv = [sys.executable, "-m", "concbench", "verify", f"--share={k}/{len(cpus)}"]
-        proc = subprocess.Popen(["taskset", "-c", str(cpu), *argv] if len(cpus) > 1 else argv,
+        folder = real_bench.root / f"verify-{tag}-{k}"
+        argv = [sys.executable, "-m", "concbench", "verify", f"--share={k}/{len(cpus)}",
+                *(f"--workload={w}" for w in wl_names)]
+        proc = subprocess.Popen(["taskset", "-c", str(cpu), *argv],
                                 env={**real_bench.env, "CONCBENCH_RESULTS": str(folder)},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         runs.append((proc, folder))
@@ -69,27 +76,63 @@ def verified(real_bench, built) -> dict[str, list[dict]]:
     return cells
 
 
+@pytest.fixture(scope="session")
+def verified_servers(real_bench, built) -> dict[str, list[dict]]:
+    """The server workloads' cells, two shares pinned to the two CPUs (at most): a server
+    cell loads its server, so these run with the measuring tests, one test at a time."""
+    return _verify(real_bench, SERVER_WORKLOADS, sorted(os.sched_getaffinity(0))[:2],
+                   "servers")
+
+
+@pytest.fixture(scope="session")
+def verified_batch(real_bench, built) -> dict[str, list[dict]]:
+    """The batch workloads' cells, one process pinned to the last CPU: verify checks
+    answers, never time (a slow iteration passes, one faster than its waits allow fails), so
+    these run beside the measuring tests (marker answers_only), off their serial path."""
+    return _verify(real_bench, BATCH_WORKLOADS, sorted(os.sched_getaffinity(0))[-1:], "batch")
+
+
 def _skip_if_tool_missing(problem: str | None, what: str) -> None:
     if problem is not None and any(m in problem for m in MISSING_TOOL) and not STRICT:
         pytest.skip(f"{what} unavailable here: {problem}")
     assert problem is None, f"{what}: {problem}"
 
 
-@pytest.mark.parametrize("contender", CONTENDERS)
-def test_contender_passes_verify(built, verified, contender):
+def _planned(contender: str, wl_names: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(workload, cells) that verify plans for the contender among `wl_names`: a variant is
+    verified where it differs from its base (manifest differs_on)."""
     found = ALL[contender]
-    _skip_if_tool_missing(built[found.toolchain.name], contender)
-    # a variant is verified where it differs from its base (manifest differs_on)
-    implemented = [w for w in found.differs_on if w in workloads.WORKLOADS]
-    planned = sorted((w, len(workloads.get(w).verify_params)) for w in implemented)
-    cells = verified[contender]
-    by_workload = defaultdict(int)
+    return sorted((w, len(workloads.get(w).verify_params)) for w in found.differs_on
+                  if w in workloads.WORKLOADS and w in wl_names)
+
+
+def _check_cells(contender: str, cells: list[dict], wl_names: tuple[str, ...]) -> None:
+    by_workload: dict[str, int] = defaultdict(int)
     for cell in cells:
         by_workload[cell["workload"]] += 1
-    assert sorted(by_workload.items()) == planned
+    assert sorted(by_workload.items()) == _planned(contender, wl_names)
     assert all(c["status"] == "ok" for c in cells), [(c["workload"], c["reason"]) for c in cells
                                                      if c["status"] != "ok"]
     assert all(len(c["runs"]) == 1 and c["runs"][0]["status"] == "ok" for c in cells)
+
+
+@pytest.mark.parametrize("contender", [c for c in CONTENDERS if _planned(c, SERVER_WORKLOADS)])
+def test_contender_passes_verify_as_a_server(built, verified_servers, contender):
+    _skip_if_tool_missing(built[ALL[contender].toolchain.name], contender)
+    _check_cells(contender, verified_servers[contender], SERVER_WORKLOADS)
+
+
+@pytest.mark.answers_only
+@pytest.mark.parametrize("contender", [c for c in CONTENDERS if _planned(c, BATCH_WORKLOADS)])
+def test_contender_passes_verify_in_batch(built, verified_batch, contender):
+    _skip_if_tool_missing(built[ALL[contender].toolchain.name], contender)
+    _check_cells(contender, verified_batch[contender], BATCH_WORKLOADS)
+
+
+def test_every_contender_is_verified_somewhere():
+    """No contender falls between the two halves: each plans cells in at least one."""
+    assert [c for c in CONTENDERS if not (_planned(c, SERVER_WORKLOADS)
+                                          or _planned(c, BATCH_WORKLOADS))] == []
 
 
 OWN_CODE = sorted(n for n, c in ALL.items()
@@ -98,6 +141,7 @@ OWN_CODE = sorted(n for n, c in ALL.items()
 (differs_on a part of their workloads) parse arguments with the base's code."""
 
 
+@pytest.mark.answers_only
 @pytest.mark.parametrize("contender", OWN_CODE)
 def test_real_contenders_reject_bad_input(built, contender):
     """The contract: an unknown parameter is exit 2 with a message, for every contender with

@@ -43,7 +43,9 @@ class _Item:
     (("fake_bench",), ("measures",), "middle", True),
     (("fake_bench", "wrk"), (), "middle", True),  # a server under load
     (("real_bench",), (), "slow", True),
-    (("verified",), (), "slow", True),
+    (("verified_servers",), (), "slow", True),
+    (("verified_batch",), ("answers_only",), "slow", False),  # answers, not time: beside them
+    (("fake_bench", "wrk"), ("answers_only",), "middle", False),
     (("tmp_path",), ("middle",), "middle", False),  # a marked tier counts when slower
     (("real_bench",), ("middle",), "slow", True),
     (("fake_bench",), ("alone",), "middle", True),  # waits only on the other worker's short tests
