@@ -188,3 +188,22 @@ def test_the_generators_cpu_percent_is_its_cpu_over_its_wall_time_and_its_pinned
     high = dataclasses.replace(load, cpu_s=5.25)  # 70 %
     stats = server_stats([_run(load.to_dict()), _run(window.to_dict()), _run(high.to_dict())])
     assert stats["generator_cpu_percent"].median == pytest.approx(25.0, rel=1e-12)
+
+
+def test_an_open_loop_windows_rate_is_what_ended_in_it_not_what_was_due_in_it():
+    """A server behind its offered load: 300 requests due a second from t = 0, answered one
+    every 5 ms (200 a second) in the order due. The window [1, 2) is due requests 300–599,
+    all answered before the stop at 4 s, the last at 3 s; in the window itself the server
+    answered requests 199–398. Its rate is those 200 a second, not the 300 due ones answered
+    by the stop ÷ 1 s (which would credit the window with the tail's work); the latency is
+    that of the requests due in it (the slowest, 599, waited 3 s − 599/300 s)."""
+    rate, served_every_s = 300, 0.005
+    lines = [rl.HEADER]
+    for i in range(800):  # request i answered at (i + 1) × 5 ms, the last at the stop
+        due_s, end_s = i / rate, (i + 1) * served_every_s
+        lines.append(f"{due_s},0,0,{end_s - due_s},{end_s - due_s},200,200")
+    log = rl.RequestLog.parse("\n".join(lines) + "\n")
+    load = window_load(log, _continuous(rate, 0.75, 1.5), 1.0, 2.0)
+    assert load.requests_per_s == pytest.approx(200.0)
+    assert (load.notes["due"], load.ok_requests, load.notes["missed"]) == (300, 300, 0)
+    assert load.latency_ms["max"] == pytest.approx((600 * served_every_s - 599 / rate) * 1000)

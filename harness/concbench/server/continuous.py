@@ -5,7 +5,8 @@ A generator started afresh for each warm-up window and again for the measured wi
 and reopens every connection every few seconds: the server keeps compiling and running its
 connection set-up and teardown paths, and the measured window opens with a connection storm
 (accept-queue overflows, 1 s SYN retransmits inside p99, connection set-up CPU inside the CPU
-per request). Here the connections open once, in a lead-in of at least LEAD_IN_S, and (keep-alive) until
+per request). Here the connections open once, in a lead-in of at least LEAD_IN_S (a quarter of
+the measured window when that is shorter: `lead_in_minimum`), and (keep-alive) until
 the server holds every one of them, before anything is measured, and stay open until the
 window ends (unless the cell asks for a new
 connection per request, keepalive=false, seed 004's short connections).
@@ -38,6 +39,7 @@ from concbench.server.warmup import WarmupOutcome, WarmupWindow
 
 LEAD_IN_S = 1.0
 """Unmeasured load before the first window: every connection is open before anything counts."""
+LEAD_IN_WINDOW_SHARE = 0.25
 LEAD_IN_POLL_S = 1.0
 OPEN_LOOP_TAIL_S = 2.0
 POLL_S = 0.05
@@ -88,14 +90,14 @@ class ContinuousLoad:
                 return None
             time.sleep(min(POLL_S, left))
 
-    def lead_in(self, held_now: Callable[[], Held | None] | None, cap_s: float
-                ) -> tuple[str, str] | None:
-        """At least LEAD_IN_S of load; with `held_now` (keep-alive), until the server holds
+    def lead_in(self, held_now: Callable[[], Held | None] | None, cap_s: float,
+                minimum_s: float = LEAD_IN_S) -> tuple[str, str] | None:
+        """At least `minimum_s` of load; with `held_now` (keep-alive), until the server holds
         every connection too (a server accepts thousands of connections at its own pace while
         it serves the first), at most cap_s: the warm-up starts on every connection. A count
         that cannot reach the ask by cap_s (connections_held.HeldTrend) ends the lead-in
         early, kept in `unreachable`."""
-        failure = self.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - self.stream.started)))
+        failure = self.hold(max(0.0, minimum_s - (time.perf_counter() - self.stream.started)))
         self.trend = HeldTrend(cap_s)
         while failure is None and held_now is not None \
                 and time.perf_counter() - self.stream.started < cap_s:
@@ -155,6 +157,13 @@ class ContinuousLoad:
         self.stream.close()
 
 
+def lead_in_minimum(window_s: float) -> float:
+    """The lead-in's least length: LEAD_IN_S, or a quarter of a shorter-than-4 s window (the
+    1 s windows of verify and the tests), whose load reaches every connection, with
+    keep-alive held by the server, just as well in a fraction of it."""
+    return min(LEAD_IN_S, LEAD_IN_WINDOW_SHARE * window_s)
+
+
 def _estimate(rate: float, seconds: float, argv: list[str], spec: LoadSpec) -> LoadResult:
     return LoadResult(generator="oha", requests=round(rate * seconds), ok_requests=round(rate * seconds),
                       duration_s=seconds, requests_per_s=rate, latency_ms={}, percentiles=[],
@@ -170,11 +179,17 @@ def due_in(rate: int, origin_s: float, start_s: float, end_s: float) -> int:
 
 def window_load(log: rl.RequestLog, load: ContinuousLoad, t0: float, t1: float) -> LoadResult:
     """The measured window's load figures from the log (LoadResult, as a separate generator
-    run would give them)."""
+    run would give them). Open loop, the latencies, errors and kept share are those of the
+    requests *due* in the window (answered at any time before the stop, or missed), and the
+    rate is the ok responses that *ended* in it: what the server delivered in the window.
+    Counting the answered due requests instead would credit a server that is behind with the
+    work it does in the tail after the window, less the backlog it brought in: a figure that
+    moves with the lead-in and the tail, not with the server."""
     spec, marks = load.spec, load.marks
     origin = (load.stream.first_sent_s or load.stream.started)
     due = due_in(spec.rate, origin, t0, t1) if spec.rate > 0 else 0
     found = rl.span(log, t0, t1, due, load.stopped_s)
+    served = rl.span(log, t0, t1) if due > 0 else found
     before, after = marks.window if marks.window else (None, None)
     cpu = after.cpu_s - before.cpu_s if before and after else 0.0
     notes: dict[str, Any] = {"continuous": True, "connections_opened_in_window":
@@ -183,7 +198,7 @@ def window_load(log: rl.RequestLog, load: ContinuousLoad, t0: float, t1: float) 
         notes.update({"due": due, "missed": found.missed})
     return LoadResult(
         generator="oha", requests=found.responses, ok_requests=found.ok, duration_s=t1 - t0,
-        requests_per_s=found.ok_per_s, latency_ms=rl.latency_ms(found),
+        requests_per_s=served.ok_per_s, latency_ms=rl.latency_ms(found),
         percentiles=rl.percentile_points(found),
         errors={"connect": 0, "read": 0, "write": 0, "timeout": 0,
                 "status": found.responses - found.ok, "other": found.missed},

@@ -78,7 +78,9 @@ def run_continuous(run: Run, proc: ServerProcess,
     except LoadError as err:
         return "crash", f"load generator oha failed to start: {err}"
     try:
-        failure = load.lead_in(_held_now(run), _lead_in_cap(p)) or _unreachable(run, load) \
+        failure = load.lead_in(_held_now(run), _lead_in_cap(p),
+                               cont.lead_in_minimum(float(p["duration-s"]))) \
+            or _unreachable(run, load) \
             or _warm_up(run, proc, load)
         if failure:
             return failure
