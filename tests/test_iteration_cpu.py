@@ -27,6 +27,10 @@ def test_each_iteration_carries_the_cpu_it_spent(fake_bench):
     per_unit = cell["stats"]["cpu_ns_per_unit"]["median"]
     assert 0.28e9 / 1000 <= per_unit <= 0.45e9 / 1000
     run = cell["runs"][0]
+    # the run's CPU (wait4: user + system) holds the three iterations' 0.9 s of spinning and
+    # the interpreter's start-up, a fraction of a second (results.csv's cpu_s)
+    assert 0.9 <= run["cpu_user_s"] + run["cpu_sys_s"] <= 0.9 + 0.6, run
+    assert cell["stats"]["cpu_s"]["median"] == pytest.approx(run["cpu_user_s"] + run["cpu_sys_s"])
     switches = run["ctx_voluntary"] + run["ctx_involuntary"]
     assert switches > 0  # every iteration sleeps at least once
     assert cell["stats"]["ctx_switches_per_unit"]["median"] == switches / (1000 * 3)
