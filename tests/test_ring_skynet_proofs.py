@@ -175,3 +175,15 @@ def test_a_cold_tree_has_no_bytes_per_task(fake_bench):
 def test_what_a_ring_cell_cannot_show(passes, every, left_out):
     params = {"rings": 1, "size": 2, "passes": passes, "sample-every": every}
     assert set(ring.SPEC.unmeasured(params)) == left_out
+
+
+def test_a_cpu_reading_may_pass_its_timer_by_the_clocks_reads_and_no_more():
+    """On one CPU, 28.5 ms of timer: its wall time × 1.05 (the clocks' rates), 12 ms for the
+    reads at its two ends and two ticks of a 1 ns clock; a microsecond more is not this
+    process's CPU over the timed region."""
+    limit = round(28_500_000 * 1.05) + 12_000_000 + 2
+    assert own_cpu.problems(ring.SPEC, [_it(28_500_000, limit, 1)], cpus=1) == []
+    over = own_cpu.problems(ring.SPEC, [_it(28_500_000, limit + 1_000, 1)], cpus=1)
+    assert len(over) == 1 and "over 28.5 ms of wall time on 1 usable CPUs" in over[0]
+    # two CPUs double the timer's share, not the reads'
+    assert own_cpu.problems(ring.SPEC, [_it(28_500_000, limit + 28_000_000, 1)], cpus=2) == []

@@ -21,9 +21,12 @@ CLOCK_RATE_SLACK = 0.05
 """How far a process's CPU-time clock may run ahead of the wall clock it is compared with: the
 kernel counts CPU time on the scheduler's clock, which in a virtual machine runs apart from the
 monotonic clock by a few per cent."""
-READ_SLACK_NS = 5_000_000
-"""A scheduler tick of the kernel (4 ms at HZ 250) and the two clocks' reads at each end of the
-timer."""
+READ_SLACK_NS = 12_000_000
+"""The two clocks' reads at each end of the timer: a contender reads its CPU clock just outside
+its wall-clock timer, so if the reading thread loses its CPU between the two reads, the
+process's other threads (a JIT compiler, a collector) run on and their CPU lands in cpu_ns
+but not in the timer; on a busy CPU that gap is a time slice (a few ms, 3 ms by default in
+Linux's EEVDF), at each end, plus a scheduler tick of accounting (4 ms at HZ 250)."""
 
 
 def usable_cpus() -> int:
