@@ -207,3 +207,27 @@ def test_an_open_loop_windows_rate_is_what_ended_in_it_not_what_was_due_in_it():
     assert load.requests_per_s == pytest.approx(200.0)
     assert (load.notes["due"], load.ok_requests, load.notes["missed"]) == (300, 300, 0)
     assert load.latency_ms["max"] == pytest.approx((600 * served_every_s - 599 / rate) * 1000)
+
+
+def test_a_separate_oha_runs_errors_are_its_non_200_answers_and_its_error_kinds():
+    """oha's JSON with each count a different power of two: 4 + 8 answers that are not 200
+    (`status`), 16 connection errors, 32 timeouts and 64 of another kind: errors_total
+    4 + 8 + 16 + 32 + 64 = 124; the 128 requests aborted at the deadline are in flight, not
+    errors (server.saturation counts them as kept)."""
+    from concbench.server.loadgen import oha
+
+    raw = {"summary": {"total": 2.0, "slowest": 0.05, "fastest": 0.001, "average": 0.004,
+                       "totalData": 200_000},
+           "statusCodeDistribution": {"200": 1000, "503": 4, "404": 8},
+           "errorDistribution": {"connection error: connection refused": 16,
+                                 "operation timeout": 32, "body too large": 64,
+                                 oha.DEADLINE_ABORT: 128},
+           "latencyPercentiles": {"p50": 0.004, "p90": 0.006, "p99": 0.02, "p99.9": 0.04}}
+    load = oha.parse(raw, ["oha"], _spec(0), cpu_s=0.5, wall_s=2.0)
+    assert load.errors == {"connect": 16, "read": 0, "write": 0, "timeout": 32,
+                           "status": 4 + 8, "other": 64}
+    assert load.errors_total == 4 + 8 + 16 + 32 + 64 == 124
+    assert (load.requests, load.ok_requests) == (1012, 1000)
+    assert load.requests_per_s == 1000 / 2.0
+    assert load.notes["aborted_at_deadline"] == 128
+    assert server_stats([_run(load.to_dict())])["errors_total"].median == 124
