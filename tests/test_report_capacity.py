@@ -10,11 +10,13 @@ import functools
 import io
 import re
 
+import pytest
+
 from concbench import workloads
 from concbench.compare import compare
 from concbench.export import FORMATS
 from concbench.report import capacity_chart, capacity_table, compare_table, html, \
-    latency_load_chart, load_curves, markdown_report, summary
+    latency_load_chart, load_curves, markdown_report, summary, summary_text
 from concbench.stats.cell import unavailable
 from concbench.workloads.budget import UNBOUNDED
 
@@ -212,3 +214,21 @@ def test_runs_that_found_no_capacity_are_counted_and_keep_the_cell_unranked():
     (found,) = [s for s in summary.summaries(cells)
                 if s.metric is summary.CAPACITY]
     assert {s.contender: s.status for s in found.standings}["node"] == "3 of 3 found none"
+
+
+def test_an_open_loop_case_is_headed_by_the_servers_cpu_per_request():
+    """At a fixed offered rate every server does the same work, and its CPU per request is
+    the figure that repeats best across rounds (docs/servers.md): it heads the case, ranked
+    lowest first (nginx 20 µs, go 40, node 90), before p99; a closed-loop case, where each
+    server runs at its own peak, has no such metric."""
+    cells = [c for c in cd.rate_scan_cells() if c.params["rate"] == 1000]
+    cases = summary.summaries(cells)
+    assert [c.metric.name for c in cases] == ["server CPU/request", "p99", "server memory"]
+    cpu = {s.contender: s for s in cases[0].standings}
+    assert [s.contender for s in cases[0].standings] == ["nginx", "go", "node"]
+    assert cpu["nginx"].figure == 20.0 and cpu["go"].ratio == pytest.approx(2.0)
+    assert cpu["node"].ratio == pytest.approx(4.5) and cpu["node"].rank == 3
+    (row,) = summary_text.glance(cases)
+    assert row.cells["cost"].leader == "nginx" and row.cells["cost"].figure == "20 µs"
+    closed = [dataclasses.replace(c, params={**c.params, "rate": 0}) for c in cells]
+    assert "server CPU/request" not in [c.metric.name for c in summary.summaries(closed)]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 TIME_METRICS = frozenset({"time", "rate"})
 SERVER_LOAD = frozenset({"requests/s", "p99"})
-SERVER_METRICS = frozenset({"requests/s", "p99", "server memory"})
+SERVER_METRICS = frozenset({"requests/s", "p99", "server memory", "server CPU/request"})
 ALL: frozenset[str] = frozenset()
 """Empty: the flag qualifies every metric of the cell."""
 

@@ -65,11 +65,12 @@ def _load(path: tuple[str, ...]) -> Samples:
 @dataclass(frozen=True)
 class SummaryMetric:
     name: str
-    """time | rate | memory | requests/s | p99 | server memory (the flags' metric names)."""
+    """time | rate | memory | requests/s | p99 | server memory | server CPU/request (the flags'
+    metric names)."""
     title: str
     lower_is_better: bool
     kind: str
-    """s | rate | B | ms: how figures are written (concbench.report.units)."""
+    """s | rate | B | ms | µs | %: how figures are written (concbench.report.units)."""
     samples: Samples
     figure_key: str | None = None
     """A cell stat whose median is the figure shown (rate: throughput_per_s); None: the
@@ -89,6 +90,11 @@ REQUESTS = SummaryMetric("requests/s", "requests/s", False, "rate",
 P99 = SummaryMetric("p99", "p99 latency", True, "ms", _load(("load", "latency_ms", "p99")))
 SERVER_MEMORY = SummaryMetric("server memory", "server RSS", True, "B",
                               _load(("server", "window", "peak_rss_bytes")))
+SERVER_CPU = SummaryMetric("server CPU/request", "server CPU per request", True, "µs",
+                           _load(("server", "cpu_per_request", "server_us")))
+"""At a fixed offered rate (an open loop's `rate`, or N % of each server's own peak): the
+steadiest server figure across rounds on a VM whose host changes speed (docs/servers.md,
+"Which server figure repeats best"), so it heads an open-loop cell's summary."""
 _CAPACITIES = _load(("server", "capacity", "capacity_per_s"))
 CAPACITY = SummaryMetric("capacity", "capacity at the p99 target", False, "rate",
                          lambda c: [v for v in _CAPACITIES(c) if v > 0])
@@ -116,12 +122,14 @@ def _says(metric: SummaryMetric, cells: list[CellResult]) -> bool:
         return metric in (CAPACITY, SERVER_MEMORY)
     # held connections (think-ms) are paced by the generator: their rate is its pace too
     open_loop = any(c.params.get("rate") or c.params.get("think-ms") for c in cells)
+    if metric is SERVER_CPU:  # at a rate the cells share; a closed loop's is each one's peak
+        return all(c.params.get("rate") and not c.params.get("think-ms") for c in cells)
     return metric is not CAPACITY and not (open_loop and metric in (REQUESTS, OF_CEILING))
 
 
 def metrics_for(workload: str) -> tuple[SummaryMetric, ...]:
     if workload.startswith(SERVER_PREFIX):
-        return (CAPACITY, REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
+        return (CAPACITY, SERVER_CPU, REQUESTS, OF_CEILING, P99, SERVER_MEMORY)
     kind = headline(workload).kind
     if kind == "B":
         return (MEMORY,)

@@ -45,6 +45,8 @@ def figure(case: CaseSummary, value: float | None) -> str:
         return units.size(value)
     if kind == "ms":
         return units.milliseconds(value)
+    if kind == "µs":
+        return units.milliseconds(None if value is None else value / 1000)
     if kind == "%":
         return units.percent(value)
     return units.rate(value, case.unit if case.metric.name == "rate" else "req")
@@ -169,10 +171,10 @@ def _escape(text: str) -> str:
 
 
 GLANCE_COLUMNS = {"speed": ("time", "rate", "requests/s", "capacity"),
-                  "ceiling": ("of nginx",),
+                  "cost": ("server CPU/request",), "ceiling": ("of nginx",),
                   "memory": ("memory", "server memory"), "latency": ("p99",)}
-GLANCE_HEADERS = {"speed": "time / throughput", "ceiling": "of nginx, same round",
-                  "memory": "memory", "latency": "p99 latency"}
+GLANCE_HEADERS = {"speed": "time / throughput", "cost": "server CPU per request",
+                  "ceiling": "of nginx, same round", "memory": "memory", "latency": "p99 latency"}
 
 
 @dataclass(frozen=True)
