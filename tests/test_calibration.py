@@ -104,3 +104,17 @@ def test_the_suites_a_b_cells_differ_by_exactly_five_and_ten_percent_of_work():
     assert all(f == {1.0, 1.05, 1.1} for f in factors.values()), factors
     twins = {c.contender.name for c in plan.cells if c.contender.name.endswith("-twin")}
     assert twins == {"go-twin", "rust-tokio-twin", "java-virtual-twin", "node-twin"}
+
+
+def test_no_suite_but_calibration_runs_a_twin():
+    """The A/A twins exist for the calibration suite: a variant runs only where named, and no
+    other suite names one, so they never reach quick's report or any ranking of a user's."""
+    contenders = manifest.discover(paths.contenders_dir())
+    twins = sorted(n for n in contenders if n.endswith(calibration.TWIN))
+    assert twins and all(contenders[n].variant_of for n in twins)
+    for name in suites.available(paths.suites_dir()):
+        if name == "calibration":
+            continue
+        plan = suites.load(name, paths.suites_dir(), contenders, {})
+        assert not [c.contender.name for c in plan.cells
+                    if c.contender.name.endswith(calibration.TWIN)], name

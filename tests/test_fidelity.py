@@ -92,7 +92,8 @@ def test_peak_threads_and_cpu_are_seen():
             "ts = [threading.Thread(target=time.sleep, args=(0.5,)) for _ in range(20)]\n"
             "[t.start() for t in ts]\n"
             "s = sum(i for i in range(3_000_000))\n"
-            "[t.join() for t in ts]\n")
+            "[t.join() for t in ts]\n"
+            "time.sleep(0.3)\n")  # alone at the end: the peak is not the last sample
     out = execute([sys.executable, "-c", code], Path.cwd(), dict(os.environ), timeout_s=60)
     assert out.exit_code == 0
     assert out.peak_threads >= 21  # main + 20

@@ -231,3 +231,31 @@ def test_a_separate_oha_runs_errors_are_its_non_200_answers_and_its_error_kinds(
     assert load.requests_per_s == 1000 / 2.0
     assert load.notes["aborted_at_deadline"] == 128
     assert server_stats([_run(load.to_dict())])["errors_total"].median == 124
+
+
+def test_p999_is_its_own_percentile_in_the_log_and_in_each_generators_summary():
+    """latency_p999_ms: a closed-loop span of 2 000 responses taking 1, 2, …, 2 000 ms has
+    p99.9 = the 1 998th (nearest rank: ⌈0.999 × 2 000⌉) = 1 998 ms, beside p99 = 1 980 ms;
+    wrk's summary gives p99.9 in µs (8 000 → 8 ms, its p99 4 ms), oha's in seconds under
+    "p99.9" (0.04 → 40 ms, its p99 20 ms)."""
+    from concbench.server.loadgen import oha
+
+    lines = [rl.HEADER] + [f"{i / 1000},0,0,{(i + 1) / 1000},{(i + 1) / 1000},200,200"
+                           for i in range(2000)]
+    found = rl.span(rl.RequestLog.parse("\n".join(lines) + "\n"), 0.0, 100.0)
+    latency = rl.latency_ms(found)
+    assert (latency["p999"], latency["p99"]) == (pytest.approx(1998.0), pytest.approx(1980.0))
+    raw = {"requests": 1000, "duration_us": 2_000_000, "bytes": 150_000,
+           "errors": {"connect": 0, "read": 0, "write": 0, "status": 0, "timeout": 0},
+           "latency_us": {"min": 500, "max": 9000, "mean": 1500.0, "stdev": 300.0,
+                          "p50": 1400, "p90": 2000, "p99": 4000, "p999": 8000},
+           "percentiles_us": [[50, 1400], [99, 4000], [100, 9000]]}
+    load = wrk.parse(raw, ["wrk"], _spec(0), cpu_s=0.5, wall_s=2.0)
+    assert (load.latency_ms["p999"], load.latency_ms["p99"]) == (8.0, 4.0)
+    summary = {"summary": {"total": 2.0, "slowest": 0.05, "fastest": 0.001, "average": 0.004,
+                           "totalData": 1},
+               "statusCodeDistribution": {"200": 10},
+               "latencyPercentiles": {"p50": 0.004, "p90": 0.006, "p99": 0.02, "p99.9": 0.04}}
+    load = oha.parse(summary, ["oha"], _spec(0), cpu_s=0.1, wall_s=2.0)
+    assert (load.latency_ms["p999"], load.latency_ms["p99"]) == (40.0, 20.0)
+    assert server_stats([_run(load.to_dict())])["latency_p999_ms"].median == 40.0

@@ -198,7 +198,8 @@ def test_runs_that_found_no_capacity_are_counted_and_keep_the_cell_unranked():
     runs = [dataclasses.replace(r, server={**r.server, "capacity": {**r.server["capacity"],
                                                                     "capacity_per_s": 0.0}})
             if i < 2 else r for i, r in enumerate(node.runs)]
-    cells = [dataclasses.replace(c, runs=tuple(runs)) if c is node else c for c in cells]
+    crashed = dataclasses.replace(node.runs[0], status="crash")  # no search result: not counted
+    cells = [dataclasses.replace(c, runs=(*runs, crashed)) if c is node else c for c in cells]
     (found,) = [s for s in summary.summaries(cells)
                 if s.metric is summary.CAPACITY]
     standing = {s.contender: s for s in found.standings}

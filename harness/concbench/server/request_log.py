@@ -141,7 +141,9 @@ class Span:
         n = self.latencies_ms.size
         if n == 0:
             return None
-        rank = max(1, math.ceil(p / 100 * n))
+        # rounded before the ceiling: 99.9 / 100 × 2 000 is 1 998.0000000000002 in floating
+        # point, whose ceiling would take the next rank
+        rank = max(1, math.ceil(round(p / 100 * n, 9)))
         return float(self.latencies_ms[min(n, rank) - 1])
 
 
