@@ -19,6 +19,7 @@ from http_answers import free_port as _free_port, pipelined
 
 from concbench import manifest
 
+pytestmark = pytest.mark.answers_only  # single requests, no load: beside the measuring tests
 T = TypeVar("T")
 CONTENDERS_DIR = Path(__file__).resolve().parent.parent / "contenders"
 SERVERS = ["kotlin-coroutines", "kotlin-coroutines-cio", "java-platform", "java-virtual",

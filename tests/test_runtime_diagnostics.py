@@ -3,6 +3,10 @@ answer is known: a JVM that allocates far more than its young generation holds c
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.answers_only  # counts of collections: beside the measuring tests
+
 
 def test_a_jvm_that_allocates_hundreds_of_mib_reports_its_collections(real_bench):
     """8 M string events of 64 bytes (over 512 MiB of garbage per iteration, more than the

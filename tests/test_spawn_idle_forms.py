@@ -11,6 +11,8 @@ import pytest
 
 from conftest import REPO
 
+pytestmark = pytest.mark.answers_only  # which task form ran: beside the measuring tests
+
 FORMS = {
     "node": "timer",
     "node-async-fn": "async-fn",
