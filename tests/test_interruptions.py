@@ -65,13 +65,18 @@ def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
 
 def test_nothing_outlives_a_harness_killed_with_sigkill(fake_bench, tmp_path):
     """SIGKILL gives the harness no chance to clean up: the sampler, as the contender's
-    guardian (PR_SET_PDEATHSIG), kills its process group and tree."""
+    guardian (PR_SET_PDEATHSIG), kills its process group and tree; and the sampler's file
+    has no name, so the harness's temporary directory is left as it was."""
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler: the native sampler (the guardian) cannot be built")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    fake_bench.env["TMPDIR"] = str(scratch)
     proc, pids = start_until_hang(fake_bench, tmp_path / "pids", "--runs", "1")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert all_gone(pids), "the contender outlived a harness killed with SIGKILL"
+    assert not list(scratch.iterdir()), "a killed harness left files in its TMPDIR"
 
 
 def _runs_in_store(bench, run_id: str) -> int:

@@ -1,7 +1,9 @@
 """The C sampler (harness/sampler/cbsample.c), compiled on first use into the cache.
 
 It writes one line per tick to a file that is read once the run is over, so sampling costs
-no Python wake-ups at all; marks are still read on the spot by a Python probe.
+no Python wake-ups at all; marks are still read on the spot by a Python probe. The file has
+no name (O_TMPFILE): the sampler opens it through /proc/<harness>/fd/<n>, so a harness killed
+mid-run leaves nothing behind in /tmp.
 """
 
 from __future__ import annotations
@@ -50,9 +52,7 @@ class NativeSampler:
         self._interval_us = int(interval_s * 1e6)
         self._rss_limit = rss_limit
         self._probe = TreeSampler(root_pid, started)  # never started: reads on demand
-        fd, name = tempfile.mkstemp(prefix="cbsample-", suffix=".txt")
-        os.close(fd)
-        self._out = Path(name)
+        self._out = tempfile.TemporaryFile(mode="w+b")  # unnamed: gone with its last fd
         self._proc: subprocess.Popen | None = None
         self._offset = 0.0
         self.samples: list[Sample] = []
@@ -61,7 +61,8 @@ class NativeSampler:
         self.limit_hit = False
 
     def start(self) -> None:
-        argv = [str(self._exe), str(self._root), str(self._interval_us), str(self._out)]
+        out_path = f"/proc/{os.getpid()}/fd/{self._out.fileno()}"
+        argv = [str(self._exe), str(self._root), str(self._interval_us), out_path]
         if self._rss_limit:
             argv.append(str(self._rss_limit))
         self._offset = time.perf_counter() - self._t0
@@ -83,8 +84,9 @@ class NativeSampler:
         _, _, usage = os.wait4(self._proc.pid, 0)
         self._proc.returncode = 0
         self.cpu_cost_s = usage.ru_utime + usage.ru_stime
-        self._parse(self._out.read_text())
-        self._out.unlink(missing_ok=True)
+        self._out.seek(0)
+        self._parse(self._out.read().decode())
+        self._out.close()
 
     def _parse(self, text: str) -> None:
         for line in text.splitlines():
