@@ -22,8 +22,9 @@ from concbench.server.request import ServerRequest
 from concbench.server.warmup import WarmupPolicy, warm_up
 
 Failure = tuple[str, str]
-DEFAULT_TOLERANCE_PCT = 5.0
-"""The window's drift tolerance when the warm-up is fixed (warmup-steady-pct = 0)."""
+WINDOW_TOLERANCE_PCT = 5.0
+"""The measured window's drift tolerance for its rate (server.steadiness), whatever rule ended
+the warm-up: a looser warm-up rule hands over sooner, never a looser verdict on the window."""
 
 
 class Run(Protocol):
@@ -169,11 +170,9 @@ def _warm_up(run: Run, proc: ServerProcess, load: cont.ContinuousLoad) -> Failur
 
 def _judge(run: Run, load: cont.ContinuousLoad, log: Any, t0: float, t1: float,
            jit_share: float | None) -> Failure | None:
-    p = run.req.params
     run.load = cont.window_load(log, load, t0, t1)
     run.warmup = cont.exact_warmup(run.warmup, log, load.marks)
-    tolerance = float(p["warmup-steady-pct"]) or DEFAULT_TOLERANCE_PCT
-    run.steadiness = cont.steadiness(log, t0, t1, tolerance, jit_share)
+    run.steadiness = cont.steadiness(log, t0, t1, WINDOW_TOLERANCE_PCT, jit_share)
     run.continuous = {**(run.continuous or {}), "lead_in_s": round(load.lead_in_s, 3),
                       "held_in_lead_in": load.trend.to_list(),
                       "window_from_s": round(t0 - load.stream.started, 3),

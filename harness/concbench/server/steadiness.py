@@ -4,8 +4,8 @@ The window is cut into INTERVALS equal intervals of the one continuous load. For
 for p99, an ordinary least-squares line through the intervals' values gives the change across
 the window (fitted last minus fitted first, as a % of the mean) and a two-sided t test of the
 slope (n − 2 degrees of freedom). A metric *drifts* when the slope is significant (p < ALPHA)
-and the change is larger than its tolerance: `warmup-steady-pct` for the rate, P99_FACTOR
-times that for p99, whose intervals hold a hundredth of the responses each and move several
+and the change is larger than its tolerance: 5 % for the rate (server.continuous_run, not the
+warm-up's own `warmup-steady-pct`), P99_FACTOR times that for p99, whose intervals hold a hundredth of the responses each and move several
 times as much as the rate under the same disturbance. A falling rate drifts as a climbing one
 does. Both conditions are needed: a long, quiet window makes a 1 % slope significant, and a
 noisy one can show a large change by chance.
