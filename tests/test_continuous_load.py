@@ -87,6 +87,32 @@ def test_a_log_file_reads_as_its_text_parses(tmp_path):
         rl.RequestLog.read(path)
 
 
+def test_a_log_read_while_it_is_written_is_the_log_read_at_the_end(tmp_path):
+    """LogTail parses whatever whole rows have been written at each feed, a row cut in
+    two by the writer included, and ends with exactly the log a read at the end gives."""
+    rows = [f"{(97 - i) * 0.01},0,{0.001 if i == 3 else 0},0.002,{0.003 + i * 1e-4},200,200"
+            for i in range(97)]  # written in start order, reversed in end order
+    text = (HEADER + "\n" + "\n".join(rows) + "\n").encode()
+    path = tmp_path / "log.csv"
+    tail = rl.LogTail(path)
+    tail.feed()  # nothing written yet
+    with path.open("wb") as f:
+        for cut in (10, len(HEADER) + 5, 900, 901, 2500, len(text)):  # mid-header, mid-row
+            f.write(text[f.tell():cut])
+            f.flush()
+            tail.feed()
+    read, tailed = rl.RequestLog.read(path), tail.finish()
+    assert len(tailed) == 97
+    for column in ("end_s", "duration_s", "body_bytes", "status", "dialup_s"):
+        assert np.array_equal(getattr(read, column), getattr(tailed, column)), column
+    assert tailed.first_write_s == read.first_write_s
+    path.write_text(HEADER + "\n")
+    assert len(rl.LogTail(path).finish()) == 0
+    path.write_text("request-start,bytes\n1,2\n")
+    with pytest.raises(rl.LogError):
+        rl.LogTail(path).finish()
+
+
 def test_requests_due_follow_oha_s_schedule():
     assert due_in(1000, 10.0, 10.0, 11.0) == 1000
     assert due_in(3, 0.0, 0.2, 1.2) == 3  # due at 1/3, 2/3, 1

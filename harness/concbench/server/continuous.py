@@ -143,7 +143,9 @@ class ContinuousLoad:
             if self.spec.rate > 0:
                 self.hold(self.tail_s)
             self.stopped_s = time.perf_counter()
-            log = rl.RequestLog.read(self.stream.stop())
+            tail = rl.LogTail(self.stream.out)  # parsed while oha still writes it
+            self.stream.stop(while_writing=tail.feed)
+            log = tail.finish()
         except rl.LogError as err:
             raise LoadError(str(err)) from None
         finally:

@@ -84,13 +84,13 @@ class RequestLog:
     def _of(cls, source: "list[str] | Path | None") -> "RequestLog":
         if source is None:
             return cls.empty()
-        try:
-            rows = np.loadtxt(source, delimiter=",", ndmin=2,
-                              skiprows=1 if isinstance(source, Path) else 0)
-        except ValueError as err:
-            raise LogError(f"oha's CSV log has a bad row: {err}") from None
-        if rows.shape[1] != 7:
-            raise LogError(f"oha's CSV log has {rows.shape[1]} columns, expected 7")
+        return cls.of_rows(_rows(source, skip_header=isinstance(source, Path)))
+
+    @classmethod
+    def of_rows(cls, rows: np.ndarray) -> "RequestLog":
+        """The log of oha's rows (7 columns, any order), sorted by end."""
+        if rows.shape[0] == 0:
+            return cls.empty()
         # the end from the first byte: with latency correction, request-duration runs from
         # the due time, not from request-start (a 200-byte response comes in one read)
         first_byte = np.where(rows[:, 3] > 0, rows[:, 3], rows[:, 4])
@@ -145,6 +145,59 @@ class Span:
         # point, whose ceiling would take the next rank
         rank = max(1, math.ceil(round(p / 100 * n, 9)))
         return float(self.latencies_ms[min(n, rank) - 1])
+
+
+def _rows(source: "list[str] | Path", skip_header: bool = False) -> np.ndarray:
+    try:
+        rows = np.loadtxt(source, delimiter=",", ndmin=2, skiprows=1 if skip_header else 0)
+    except ValueError as err:
+        raise LogError(f"oha's CSV log has a bad row: {err}") from None
+    if rows.shape[1] != 7:
+        raise LogError(f"oha's CSV log has {rows.shape[1]} columns, expected 7")
+    return rows
+
+
+class LogTail:
+    """A log read while oha is still writing it: each feed() parses the whole rows written
+    since the last one, so the parsing overlaps oha's writing (millions of rows after its
+    stop, one write(2) each) instead of following it."""
+
+    def __init__(self, path: Path):
+        self._path = path
+        self._offset = 0
+        self._header_seen = False
+        self._parts: list[np.ndarray] = []
+
+    def feed(self) -> None:
+        """Parse the complete lines written so far."""
+        try:
+            with self._path.open("rb") as f:
+                f.seek(self._offset)
+                data = f.read()
+        except FileNotFoundError:
+            return
+        end = data.rfind(b"\n")
+        if end < 0:
+            return
+        self._offset += end + 1
+        lines = data[:end].decode().split("\n")
+        if not self._header_seen:
+            if lines[0].strip() != HEADER:
+                raise LogError(f"not oha's CSV log (first line {lines[0][:80]!r})")
+            self._header_seen = True
+            lines = lines[1:]
+        lines = [line for line in lines if line.strip()]
+        if lines:
+            self._parts.append(_rows(lines))
+
+    def finish(self) -> RequestLog:
+        """The whole log, once its writer has exited."""
+        self.feed()
+        if not self._header_seen:
+            raise LogError("oha's CSV log is empty")
+        if not self._parts:
+            return RequestLog.empty()
+        return RequestLog.of_rows(np.concatenate(self._parts))
 
 
 def span(log: RequestLog, start_s: float, end_s: float, due: int = 0,

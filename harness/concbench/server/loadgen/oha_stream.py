@@ -30,6 +30,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from concbench import tools
 from concbench.proc.deathsig import dies_with_us
@@ -46,6 +47,7 @@ REQUESTS_UNBOUNDED = 10 ** 12
 """oha's request count: the load runs until SIGINT."""
 STOP_GRACE_S = 60.0
 """How long oha may take to write its log after SIGINT (millions of rows take seconds)."""
+STOP_POLL_S = 0.05
 
 
 def command(spec: LoadSpec) -> list[str]:
@@ -131,13 +133,20 @@ class RunningLoad:
         self._err.seek(0)
         return self._err.read().decode(errors="replace").strip()[-400:]
 
-    def stop(self) -> Path:
+    def stop(self, while_writing: Callable[[], None] | None = None) -> Path:
         """SIGINT, then the file of oha's log (its CSV; read it before close()); LoadError
-        when it wrote none."""
+        when it wrote none. `while_writing` is called every STOP_POLL_S until oha has exited
+        (to read the log as it grows)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
+        deadline = time.perf_counter() + STOP_GRACE_S
         try:
-            code = self.proc.wait(STOP_GRACE_S)
+            while while_writing is not None and self.proc.poll() is None:
+                if time.perf_counter() > deadline:
+                    raise subprocess.TimeoutExpired(self.argv, STOP_GRACE_S)
+                while_writing()
+                time.sleep(STOP_POLL_S)
+            code = self.proc.wait(max(0.0, deadline - time.perf_counter()))
         except subprocess.TimeoutExpired:
             self.kill()
             raise LoadError(f"oha did not write its log within {STOP_GRACE_S:g} s of SIGINT; "
