@@ -29,7 +29,12 @@ placed at a known moment of a load of known rate: tests/test_rate_point.py), emp
 response moves by less than its slack), coldstart (hello: each of the first COLD_REQUESTS
 requests waits COLD_S first, as a JVM runs its first requests interpreted: a peak probed cold
 is a fraction of the warm one: tests/test_rate_curve.py), lateready (prints its ready line
-READY_DELAY_S after it starts: a known start-up, tests/test_startup_known.py).
+READY_DELAY_S after it starts: a known start-up, tests/test_startup_known.py), onesleep
+(aggregate, in-process: one wait of base + max(detail, extra) in place of three, which the
+latency floor passes and the wait counts do not: tests/test_waits_proof.py; onesleepall: the
+same from the first request, verification's included). The modes in
+PROVES_WAITS count their in-process waits and serve them at GET /waits (docs/contract.md);
+the others answer it 404, as a server without the proof does.
 """
 
 import json
@@ -61,7 +66,8 @@ HICCUP_LOCK = threading.Lock()
 EMPTY_EVERY = 100
 COLD_REQUESTS, COLD_S = 600, 0.04
 READY_DELAY_S = 0.6
-LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater", "swapbody")
+LATER_ON_CONNECTION = ("shortbody", "nocontent", "created", "delay0", "fastlater", "swapbody",
+                       "onesleep")
 """Modes that cheat from the second request on a connection on."""
 
 
@@ -117,6 +123,23 @@ class Coalescer:
 
 
 COALESCER = Coalescer()
+PROVES_WAITS = MODE in ("good", "onesleep", "onesleepall", "fastlater")
+WAITS = {kind: [0, None] for kind in ("base", "detail", "extra")}
+"""Per kind: waits made, the shortest in µs."""
+WAITS_LOCK = threading.Lock()
+
+
+def counted_wait(kind, ms, cheat=False):
+    """wait(), timed on the monotonic clock and counted by kind (in-process waits only)."""
+    started = time.monotonic()
+    wait(ms, cheat)
+    if P.get("downstream") == "http":
+        return
+    took_us = int((time.monotonic() - started) * 1e6)
+    with WAITS_LOCK:
+        seen = WAITS[kind]
+        seen[0] += 1
+        seen[1] = took_us if seen[1] is None else min(seen[1], took_us)
 
 
 def wait(ms, cheat=False):
@@ -196,16 +219,24 @@ class Handler(BaseHTTPRequestHandler):
             return self._hello(cheat)
         if WORKLOAD == "http-aggregate" and self.path.startswith("/user/"):
             uid = int(self.path[len("/user/"):])
-            wait(P["base-ms"], cheat)
-            t = threading.Thread(target=wait, args=(P["detail-ms"], cheat))
-            t.start()
-            wait(P["extra-ms"], cheat)
-            t.join()
+            if (cheat and MODE == "onesleep") or MODE == "onesleepall":
+                counted_wait("base", int(P["base-ms"]) + max(int(P["detail-ms"]),
+                                                             int(P["extra-ms"])))
+            else:
+                counted_wait("base", P["base-ms"], cheat)
+                t = threading.Thread(target=counted_wait, args=("detail", P["detail-ms"], cheat))
+                t.start()
+                counted_wait("extra", P["extra-ms"], cheat)
+                t.join()
             if cheat and MODE == "swapbody":  # the last digit changed: the same length
                 uid = uid - uid % 10 + (uid + 1) % 10
             user = {"id": uid, "name": f"User-{uid}", "age": 25, "sex": 1,
                     "phone": "13800138000", "level": "VIP会员"}
             return self._send("application/json", json.dumps(user).encode())
+        if WORKLOAD == "http-aggregate" and self.path == "/waits" and PROVES_WAITS:
+            with WAITS_LOCK:
+                doc = {k: {"count": n, "min_us": m} for k, (n, m) in WAITS.items()}
+            return self._send("application/json", json.dumps(doc).encode())
         self.send_error(404)
 
 

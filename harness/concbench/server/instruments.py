@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from concbench.profiling import ProfileError, Profiler
-from concbench.server import kernel_counters
+from concbench.server import kernel_counters, waits_proof
 from concbench.server.backend import LatencyBackend
 from concbench.server.body_sampler import BodySampler
 from concbench.server.jvm_counters import JitProbe
@@ -29,6 +29,7 @@ class WindowInstruments:
         self.sampler = sampler
         self.params, self.profiler, self.local = params, profiler, local
         self._backend_before: Any = None
+        self._waits_before: waits_proof.WaitsCount | None = None
         self._kernel_before: dict[str, int] | None = None
         self._jit_before: Any = None
         self._cpu = ServerCpuEdges(proc.cpu_probe)
@@ -46,6 +47,7 @@ class WindowInstruments:
             self.backend.proc.begin_window()
         proc.begin_window()
         self._backend_before = self.backend.count() if self.backend else None
+        self._waits_before = self._waits()
         if self.sampler:
             self.sampler.begin()
 
@@ -55,6 +57,9 @@ class WindowInstruments:
         if self.sampler:
             self.sampler.stop()
         backend_after = self.backend.count() if self.backend else None
+        waits_after = self._waits()
+        if self._waits_before is not None and waits_after is not None:
+            run.waits_window, run.waits_after = waits_after.since(self._waits_before), waits_after
         proc.end_window()
         self._cpu.end()
         run.window_jit = jit_between(self._jit_before, self.jit())
@@ -76,6 +81,18 @@ class WindowInstruments:
             run.warnings.append(warning)
         if self.sampler:
             run.sampled = self.sampler.end()
+
+    def _waits(self) -> waits_proof.WaitsCount | None:
+        """The server's wait totals, where its verification proved them (server.waits_proof);
+        a read that fails leaves the window without the count, which its check then says."""
+        if not (self.run.waits or {}).get("proven"):
+            return None
+        try:
+            return waits_proof.read(self.run.target)
+        except (OSError, waits_proof.WaitsError) as err:
+            self.run.warnings.append(f"the server's wait totals could not be read around the "
+                                     f"window: {err}")
+            return None
 
     def jit_share(self) -> float | None:
         """The compiler threads' CPU ÷ the server's CPU over the window (None: no JIT)."""

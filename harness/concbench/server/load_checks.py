@@ -131,6 +131,16 @@ def bytes_check(load: LoadResult, reference: Response, reference_id_digits: int,
     return record, "; ".join(problems) or None
 
 
+def owed_range(load: LoadResult, connections: int, mid_load: bool,
+               sampled: int) -> tuple[int, int]:
+    """The fewest and most requests whose downstream work a window may hold: every ok
+    response's (less one per connection whose work began before a window inside a running
+    load), and at most every request's, the requests in flight and the harness's own."""
+    ok = load.ok_requests
+    least = max(0, ok - connections) if mid_load else ok
+    return least, load.requests + IN_FLIGHT_ALLOWANCE * connections + load.errors_total + sampled
+
+
 def downstream_check(load: LoadResult, window: BackendCount, per_request_ms: int,
                      connections: int, mid_load: bool = False,
                      sampled: int = 0) -> tuple[dict[str, Any], str | None]:
@@ -139,8 +149,7 @@ def downstream_check(load: LoadResult, window: BackendCount, per_request_ms: int
     flight then, one per connection, may have made calls before it and answered inside it.
     `sampled`: requests the harness made itself in the window (server.body_sampler)."""
     ok = load.ok_requests
-    least = max(0, ok - connections) if mid_load else ok
-    most = load.requests + IN_FLIGHT_ALLOWANCE * connections + load.errors_total + sampled
+    least, most = owed_range(load, connections, mid_load, sampled)
     calls = (CALLS_PER_REQUEST * least, CALLS_PER_REQUEST * most)
     delay = (least * per_request_ms, most * per_request_ms)
     record = {"calls": window.requests, "calls_range": list(calls),

@@ -57,7 +57,7 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "cpus": list(sites.server.cpus), "ready_s": run.ready_s,
         "runtime": (run.ready or {}).get("runtime"), "ready_by": req.contender.ready,
         "verification": run.verification, "under_load": run.under_load,
-        "after_load": run.after_load, "kernel": run.kernel,
+        "after_load": run.after_load, "kernel": run.kernel, "waits": run.waits,
         "syscalls": _syscalls(run, window),
         "stop": {**stop, "exit_code": out.exit_code,
                                                     "term_signal": out.term_signal},

@@ -38,6 +38,7 @@ from concbench.server.server_cpu import ServerCpuEdges
 from concbench.server.sites import LOOPBACK
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
+from concbench.server.waits_proof import WaitsVerification, waits_apply
 from concbench.server.warmup import WarmupPolicy, warm_up
 from concbench.server.window_checks import check_window
 from concbench.workloads.server import Response
@@ -116,6 +117,17 @@ class _ServerRun(RunState):
     def verify(self, backend: LatencyBackend | None) -> Failure | None:
         assert self.server is not None
         ids = VERIFY_IDS + (random.randint(2, 999_999),) if self.server.varied_ids else VERIFY_IDS
+        proof = WaitsVerification(self.target) if waits_apply(self.server, self.req.params) \
+            else None
+        failure = self._verify_ids(ids, backend)
+        if proof is not None:
+            problem = proof.end(len(ids), self.req.params)
+            failure = failure or (("invalid", problem) if problem else None)
+            self.waits = proof.record
+        return failure
+
+    def _verify_ids(self, ids: tuple[int, ...],
+                    backend: LatencyBackend | None) -> Failure | None:
         for user_id in ids:
             checked = self._check(user_id, backend)
             self.verification.append(checked.record)
@@ -230,7 +242,9 @@ class _ServerRun(RunState):
         return check_window(load, self.req, self.server, self.reference, self.sampled,
                             self.backend_window,
                             self.continuous is not None or bool(load.notes.get("continuous")),
-                            self.under_load)
+                            self.under_load,
+                            (self.waits_window, self.waits_after)
+                            if self.waits_window is not None and self.waits_after else None)
 
     def lifecycle(self, proc: ServerProcess, port: int,
                   backend: LatencyBackend | None) -> Failure | None:

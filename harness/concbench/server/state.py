@@ -16,6 +16,7 @@ from concbench.server.rate_grid import RateProbe
 from concbench.server.sites import LOOPBACK
 from concbench.server.steadiness import Steadiness
 from concbench.server.syscall_counts import SyscallWindow
+from concbench.server.waits_proof import WaitsCount
 from concbench.server.warmup import WarmupOutcome
 
 
@@ -46,6 +47,13 @@ class RunState:
     load: LoadResult | None = None
     backend_window: BackendCount | None = None
     """The backend's calls and delays served during the measured window."""
+    waits: dict[str, Any] | None = None
+    """In-process waits (server.waits_proof): whether the server proves them, and what its
+    verification showed; None where the workload has none."""
+    waits_window: tuple[int, int, int] | None = None
+    """The waits of each kind the server made during the measured window."""
+    waits_after: WaitsCount | None = None
+    """Its totals at the window's end (the shortest waits so far)."""
     under_load: dict[str, Any] = field(default_factory=dict)
     """The checks of the measured window: what was measured, what was allowed."""
     sampled: Sampled | None = None

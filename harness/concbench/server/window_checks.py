@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from concbench.server import load_checks
+from concbench.server import load_checks, waits_proof
 from concbench.server.backend import BackendCount
 from concbench.server.body_sampler import Sampled
 from concbench.server.loadgen import LoadResult
@@ -15,12 +15,14 @@ from concbench.server.request import VERIFY_IDS, ServerRequest
 from concbench.workloads.server import Response, ServerSpec
 
 Failure = tuple[str, str]
+WaitsSeen = tuple[tuple[int, int, int], waits_proof.WaitsCount]
+"""The waits of each kind made in the window, and the totals at its end."""
 
 
 def check_window(load: LoadResult, req: ServerRequest, server: ServerSpec,
                  reference: Response | None, sampled: Sampled | None,
                  backend_window: BackendCount | None, mid_load: bool,
-                 under_load: dict[str, Any]) -> Failure | None:
+                 under_load: dict[str, Any], waits: WaitsSeen | None = None) -> Failure | None:
     """The window's failure, or None; `under_load` filled in. `mid_load`: the window began
     inside a running load (server.continuous)."""
     if load.requests == 0 and load.errors_total == 0:
@@ -42,11 +44,17 @@ def check_window(load: LoadResult, req: ServerRequest, server: ServerSpec,
     if sampled is not None:
         under_load["sampled"] = sampled.to_dict()
         problems.append(sampled.problem())
+    extra = sampled.checked + sampled.unanswered if sampled else 0
     if backend_window is not None:
         record, problem = load_checks.downstream_check(
             load, backend_window, server.downstream_ms(req.params), connections,
-            mid_load=mid_load, sampled=sampled.checked + sampled.unanswered if sampled else 0)
+            mid_load=mid_load, sampled=extra)
         under_load["downstream"] = record
+        problems.append(problem)
+    if waits is not None:
+        least, most = load_checks.owed_range(load, connections, mid_load, extra)
+        record, problem = waits_proof.window_check(waits[0], waits[1], req.params, least, most)
+        under_load["waits"] = record
         problems.append(problem)
     found = [p for p in problems if p]
     return ("invalid", "; ".join(found)) if found else None

@@ -1,0 +1,144 @@
+"""Proof of an http-aggregate server's in-process waits (`downstream=inproc`), as the batch
+workloads prove their sleeps (workloads.proofs) and the latency backend proves the HTTP calls
+(server.backend): the server counts the waits it made, by kind, and the shortest of each, and
+serves them at `GET /waits` (docs/contract.md):
+
+    {"base": {"count": n, "min_us": m}, "detail": {...}, "extra": {...}}
+
+totals since it started; `min_us` is the shortest wait of that kind measured on the monotonic
+clock around the wait (null before the first). The latency floor alone passes one wait of
+base + max(detail, extra) in place of three; the counts do not: each answered request owes one
+wait of each kind, each at least as long as asked.
+
+A server that answers `/waits` with 404 has not implemented the proof: recorded as unproven,
+its runs judged by the latency floor alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from concbench.server import http_probe
+from concbench.workloads.server import ServerSpec
+
+PATH = "/waits"
+KINDS = ("base", "detail", "extra")
+TOLERANCE_US = 1000
+"""A wait may read this much shorter than asked (a timer rounded to the millisecond)."""
+READ_TIMEOUT_S = 5.0
+
+
+class WaitsError(ValueError):
+    """`/waits` answered, but not as the contract says."""
+
+
+@dataclass(frozen=True)
+class WaitsCount:
+    """The server's wait totals at one moment, by kind (KINDS order)."""
+
+    counts: tuple[int, int, int]
+    min_us: tuple[int | None, int | None, int | None]
+
+    def since(self, before: "WaitsCount") -> tuple[int, int, int]:
+        a, b, c = (now - then for now, then in zip(self.counts, before.counts))
+        return a, b, c
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: {"count": n, "min_us": m} for k, n, m in zip(KINDS, self.counts, self.min_us)}
+
+
+def parse(body: bytes) -> WaitsCount:
+    try:
+        doc = json.loads(body)
+        kinds = [doc[k] for k in KINDS]
+        counts = [k["count"] for k in kinds]
+        mins = [k["min_us"] for k in kinds]
+    except (ValueError, KeyError, TypeError) as err:
+        raise WaitsError(f"GET {PATH} is not the waits object: {body[:120]!r} ({err})") from None
+    if not all(type(n) is int and n >= 0 for n in counts) or not all(
+            m is None or (type(m) is int and m >= 0) for m in mins):
+        raise WaitsError(f"GET {PATH}: counts must be integers ≥ 0 and min_us an integer or "
+                         f"null: {body[:120]!r}")
+    return WaitsCount((counts[0], counts[1], counts[2]), (mins[0], mins[1], mins[2]))
+
+
+def read(target: tuple[str, int]) -> WaitsCount | None:
+    """The server's totals; None when it does not serve them (404). Raises WaitsError (a
+    malformed answer) or OSError."""
+    resp = http_probe.get(target[1], PATH, timeout_s=READ_TIMEOUT_S, host=target[0])
+    if resp.status == 404:
+        return None
+    if resp.status != 200:
+        raise WaitsError(f"GET {PATH} answered {resp.status}")
+    return parse(resp.body)
+
+
+def asked_ms(params: dict[str, Any]) -> tuple[int, int, int]:
+    return int(params["base-ms"]), int(params["detail-ms"]), int(params["extra-ms"])
+
+
+def _short_waits(after: WaitsCount, params: dict[str, Any]) -> list[str]:
+    return [f"the shortest {kind} wait took {m / 1000:.1f} ms of the {ms} ms asked"
+            for kind, m, ms in zip(KINDS, after.min_us, asked_ms(params))
+            if m is not None and m < ms * 1000 - TOLERANCE_US]
+
+
+def verification_problem(before: WaitsCount, after: WaitsCount, requests: int,
+                         params: dict[str, Any]) -> str | None:
+    """`requests` verification requests, one at a time and nothing else: exactly one wait of
+    each kind per request, none shorter than asked."""
+    problems = [f"{n} {kind} waits for {requests} requests (one each)"
+                for kind, n in zip(KINDS, after.since(before)) if n != requests]
+    problems += _short_waits(after, params)
+    return "; ".join(problems) or None
+
+
+def window_check(window: tuple[int, int, int], after: WaitsCount, params: dict[str, Any],
+                 least: int, most: int) -> tuple[dict[str, Any], str | None]:
+    """Every ok response of the window made one wait of each kind, at most the requests in
+    flight more (`least`, `most`: the bounds server.load_checks gives the backend's calls)."""
+    record = {"waits": dict(zip(KINDS, window)), "waits_range": [least, most],
+              "min_us": dict(zip(KINDS, after.min_us))}
+    problems = [f"{n} {kind} waits in the measured window (expected {least}-{most}: one per "
+                "response; a wait skipped, or merged into another, falls short)"
+                for kind, n in zip(KINDS, window) if not least <= n <= most]
+    problems += _short_waits(after, params)
+    return record, "; ".join(problems) or None
+
+
+def waits_apply(server: ServerSpec, params: dict[str, Any]) -> bool:
+    """Whether the run's server owes in-process waits (http-aggregate, downstream=inproc)."""
+    return server.downstream_calls > 0 and not server.uses_backend(params)
+
+
+class WaitsVerification:
+    """The totals read before the verification requests and checked after them."""
+
+    def __init__(self, target: tuple[str, int]):
+        self._target = target
+        self.record: dict[str, Any] = {"proven": False}
+        self._before: WaitsCount | None = None
+        self._problem: str | None = None
+        try:
+            self._before = read(target)
+        except (OSError, WaitsError) as err:
+            self._problem = f"GET {PATH}: {err}"
+
+    def end(self, requests: int, params: dict[str, Any]) -> str | None:
+        """The problem (the run is then invalid), or None; `record` says what was seen."""
+        if self._problem:
+            return self._problem
+        if self._before is None:
+            self.record["why"] = f"GET {PATH} answered 404: the server does not count its waits"
+            return None
+        try:
+            after = read(self._target)
+        except (OSError, WaitsError) as err:
+            return f"GET {PATH}: {err}"
+        if after is None:
+            return f"GET {PATH} answered 404 after it had answered 200"
+        problem = verification_problem(self._before, after, requests, params)
+        self.record = {"proven": problem is None, "verification": after.to_dict()}
+        return f"in-process waits: {problem}" if problem else None
