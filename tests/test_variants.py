@@ -58,6 +58,7 @@ run = ["x"]
         manifest.load_manifest(path)
 
 
+@pytest.mark.answers_only  # counts and settings, not time: beside the measuring tests
 def test_seed_001_pitfalls_on_jdk_25(real_bench, jdk25):
     """JDK 24+ no longer pins on synchronized (JEP 491); a native frame on the stack still
     pins: every native-frame task reports one jdk.VirtualThreadPinned event."""
@@ -100,6 +101,7 @@ env = { GOMAXPROCS = "1" }
         manifest.load_manifest(path)
 
 
+@pytest.mark.answers_only  # counts and settings, not time: beside the measuring tests
 def test_the_environment_of_a_variant_reaches_the_runtime(real_bench):
     """rust-tokio-current-thread's env makes Tokio run one worker (the multi-thread default
     has one per CPU), and the cell records the env it ran with."""
