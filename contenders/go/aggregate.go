@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -69,10 +70,12 @@ func newAggregate(p params, st stack) (server, error) {
 	}
 
 	var base, detail, extra call
+	var waits *waitsProof // downstream=inproc only; nil (GET /waits: 404) with http
 	info := map[string]any{"downstream": *p["downstream"]}
 	switch *p["downstream"] {
 	case "inproc": // backend-host and backend-port are not used
-		base, detail, extra = sleepCall(d[0]), sleepCall(d[1]), sleepCall(d[2])
+		waits = newWaitsProof()
+		base, detail, extra = sleepCall(d[0], &waits.base), sleepCall(d[1], &waits.detail), sleepCall(d[2], &waits.extra)
 	case "http":
 		if backendPort < 1 || backendPort > 65535 {
 			return server{}, fmt.Errorf("--backend-port=%d: want a TCP port for --downstream=http", backendPort)
@@ -97,7 +100,7 @@ func newAggregate(p params, st stack) (server, error) {
 	}
 
 	if st == stackFasthttp {
-		return server{bind: bind, port: port, fast: fastAggregate(base, detail, extra), info: info}, nil
+		return server{bind: bind, port: port, fast: fastAggregate(base, detail, extra, waits), info: info}, nil
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /user/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -116,6 +119,15 @@ func newAggregate(p params, st stack) (server, error) {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
 	})
+	if waits != nil {
+		mux.HandleFunc("GET /waits", func(w http.ResponseWriter, _ *http.Request) {
+			body := waits.json()
+			h := w.Header()
+			h.Set("Content-Type", "application/json")
+			h.Set("Content-Length", strconv.Itoa(len(body)))
+			w.Write(body)
+		})
+	}
 	return server{bind: bind, port: port, handler: mux, info: info}, nil
 }
 
@@ -163,12 +175,56 @@ func parseID(s string) (int64, bool) {
 }
 
 // sleepCall is an in-process downstream call: time.Sleep parks the goroutine
-// on the runtime timer (no OS thread blocked).
-func sleepCall(d time.Duration) call {
+// on the runtime timer (no OS thread blocked), timed and counted in proof.
+func sleepCall(d time.Duration, proof *fetchProof) call {
 	return func(context.Context) error {
-		time.Sleep(d)
+		proof.sleep(d)
 		return nil
 	}
+}
+
+// waitsProof is docs/contract.md's "Proof of the waits" (downstream=inproc):
+// each call counts one wait of its kind (base, detail, extra) and keeps the
+// shortest, timed on the monotonic clock right around its own time.Sleep, so
+// the harness can tell three real waits per request from one merged or
+// skipped wait, none shorter than asked. fetchProof (fanout.go) does it off
+// the sleep's timed span: after time.Since, one atomic Add and the
+// compare-and-swap minimum (a single Load once the minimum has settled).
+// Served as totals since start at GET /waits.
+type waitsProof struct{ base, detail, extra fetchProof }
+
+func newWaitsProof() *waitsProof {
+	w := &waitsProof{}
+	w.base.slept.reset()
+	w.detail.slept.reset()
+	w.extra.slept.reset()
+	return w
+}
+
+// waitCount is one kind's totals in GET /waits: MinUs nil (null) before its
+// first wait.
+type waitCount struct {
+	Count int64  `json:"count"`
+	MinUs *int64 `json:"min_us"`
+}
+
+func (f *fetchProof) waitCount() waitCount {
+	c := waitCount{Count: f.count.Load()}
+	if ns := f.slept.ns.Load(); ns != math.MaxInt64 {
+		us := ns / 1000 // whole µs, rounded down: never overstates a wait
+		c.MinUs = &us
+	}
+	return c
+}
+
+// json is GET /waits's body: {"base": {"count": n, "min_us": m}, "detail": …, "extra": …}.
+func (w *waitsProof) json() []byte {
+	body, _ := json.Marshal(struct {
+		Base   waitCount `json:"base"`
+		Detail waitCount `json:"detail"`
+		Extra  waitCount `json:"extra"`
+	}{w.base.waitCount(), w.detail.waitCount(), w.extra.waitCount()})
+	return body
 }
 
 // newBackendClient is net/http's client with a Transport tuned for many

@@ -18,12 +18,21 @@ import (
 // and answer ErrNoFreeConns past it; the cap is set like net/http's idle pool.
 const fastMaxConns = 4096
 
-// fastAggregate serves GET /user/{id}, the path matched by hand.
-func fastAggregate(base, detail, extra call) fasthttp.RequestHandler {
+// fastAggregate serves GET /user/{id}, and GET /waits when waits is not nil
+// (downstream=inproc), the paths matched by hand.
+func fastAggregate(base, detail, extra call, waits *waitsProof) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		rest, ok := strings.CutPrefix(string(ctx.Path()), "/user/")
 		id, valid := parseID(rest)
 		switch {
+		case !ok && waits != nil && string(ctx.Path()) == "/waits":
+			if !ctx.IsGet() && !ctx.IsHead() {
+				fastMethodNotAllowed(ctx)
+				return
+			}
+			ctx.SetContentType("application/json")
+			ctx.SetBody(waits.json())
+			return
 		case !ok || !valid:
 			fastNotFound(ctx)
 			return
