@@ -22,11 +22,14 @@ abstract sealed class Downstream {
         BadGateway(String msg) { super(msg, null, false, false); }
     }
 
-    /** One call, blocking the calling thread for its wait (Thread.sleep or HttpClient.send). */
-    abstract void call(long ms) throws Exception;
+    /** The in-process waits made (downstream=inproc), served at GET /waits; stays at zero with http. */
+    final Waits waits = new Waits();
 
-    /** One call that completes a future; whatever follows it runs on {@code pool}. */
-    abstract CompletableFuture<Void> callAsync(long ms, Executor pool);
+    /** One call of {@code kind}, blocking the calling thread for its wait (Thread.sleep or HttpClient.send). */
+    abstract void call(Waits.Kind kind, long ms) throws Exception;
+
+    /** One call of {@code kind} that completes a future; whatever follows it runs on {@code pool}. */
+    abstract CompletableFuture<Void> callAsync(Waits.Kind kind, long ms, Executor pool);
 
     /** Ready-line keys describing the downstream (and the client's connection pool). */
     abstract Map<String, Object> runtime();
@@ -42,19 +45,29 @@ abstract sealed class Downstream {
                 : new Inproc(timer);
     }
 
-    /** Thread.sleep on the thread that runs the call; callAsync with a timer: no thread held while waiting. */
+    /**
+     * Thread.sleep on the thread that runs the call; callAsync with a timer: no thread held while waiting.
+     * Every wait is timed and counted under its kind once it is over ({@link Waits}: the proof of the waits).
+     */
     static final class Inproc extends Downstream {
         private final boolean timer;
 
         Inproc(boolean timer) { this.timer = timer; }
 
-        @Override void call(long ms) throws InterruptedException { Thread.sleep(ms); }
+        @Override void call(Waits.Kind kind, long ms) throws InterruptedException {
+            long t0 = System.nanoTime();
+            Thread.sleep(ms);
+            waits.add(kind, System.nanoTime() - t0);
+        }
 
-        @Override CompletableFuture<Void> callAsync(long ms, Executor pool) {
-            if (timer) // the delay scheduler hands the (empty) call to the pool after ms; no pool thread waits
-                return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
+        @Override CompletableFuture<Void> callAsync(Waits.Kind kind, long ms, Executor pool) {
+            if (timer) { // the delay scheduler hands the call to the pool after ms; no pool thread waits
+                long armed = System.nanoTime(); // timed from arming the timer to the call running on the pool
+                return CompletableFuture.runAsync(() -> waits.add(kind, System.nanoTime() - armed),
+                        CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, pool));
+            }
             // the sleep holds a pool thread, as supplyAsync with a blocking call does (see java-completable's notes)
-            return CompletableFuture.runAsync(() -> Work.sleep(ms), pool);
+            return CompletableFuture.runAsync(() -> waits.add(kind, Work.timedSleep(ms)), pool);
         }
 
         @Override Map<String, Object> runtime() {
@@ -82,11 +95,11 @@ abstract sealed class Downstream {
                         URI.create("http://" + backendHost + ":" + backendPort + "/delay/" + d)).GET().build());
         }
 
-        @Override void call(long ms) throws Exception {
+        @Override void call(Waits.Kind kind, long ms) throws Exception {
             check(client.send(requests.get(ms), HttpResponse.BodyHandlers.ofByteArray()));
         }
 
-        @Override CompletableFuture<Void> callAsync(long ms, Executor pool) {
+        @Override CompletableFuture<Void> callAsync(Waits.Kind kind, long ms, Executor pool) {
             return client.sendAsync(requests.get(ms), HttpResponse.BodyHandlers.ofByteArray())
                     .thenAcceptAsync(r -> {
                         try {

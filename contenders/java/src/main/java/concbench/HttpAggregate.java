@@ -20,6 +20,8 @@ final class HttpAggregate {
 
     static final String CONTENT_TYPE = "application/json"; // JSON is UTF-8 (RFC 8259): no charset parameter
     private static final String PREFIX = "/user/";
+    /** GET /waits: the in-process waits made so far ({@link Waits}), beside /user/{id}. */
+    static final String WAITS = "/waits";
 
     record Config(int port, InetAddress bind, long baseMs, long detailMs, long extraMs, String downstream,
                   String backendHost, int backendPort, int poolSize) {
@@ -50,6 +52,7 @@ final class HttpAggregate {
     /** Thread-per-request: base on the request's thread, then detail and extra through {@code fork}. */
     static HttpHandler blocking(Config c, Downstream d, Fork fork) {
         return ex -> {
+            if (waits(ex, d)) return;
             long id = userId(ex);
             if (id < 0) {
                 JdkHttp.reject(ex, id == -2);
@@ -57,8 +60,9 @@ final class HttpAggregate {
             }
             byte[] body;
             try {
-                d.call(c.baseMs());
-                fork.both(() -> { d.call(c.detailMs()); return null; }, () -> { d.call(c.extraMs()); return null; });
+                d.call(Waits.Kind.BASE, c.baseMs());
+                fork.both(() -> { d.call(Waits.Kind.DETAIL, c.detailMs()); return null; },
+                        () -> { d.call(Waits.Kind.EXTRA, c.extraMs()); return null; });
                 body = json(id);
             } catch (Exception e) { // a downstream call failed (status, I/O) or was interrupted
                 if (e instanceof InterruptedException) Thread.currentThread().interrupt();
@@ -75,11 +79,15 @@ final class HttpAggregate {
      */
     static ThreadPerConnServer.Route perConnection(Config c, Downstream d, Fork fork) {
         return (method, path) -> {
+            if (WAITS.equals(path))
+                return "GET".equals(method) ? new ThreadPerConnServer.Response(200, CONTENT_TYPE, d.waits.json())
+                        : ThreadPerConnServer.Response.empty(405);
             long id = userId(method, path);
             if (id < 0) return ThreadPerConnServer.Response.empty(id == -2 ? 405 : 404);
             try {
-                d.call(c.baseMs());
-                fork.both(() -> { d.call(c.detailMs()); return null; }, () -> { d.call(c.extraMs()); return null; });
+                d.call(Waits.Kind.BASE, c.baseMs());
+                fork.both(() -> { d.call(Waits.Kind.DETAIL, c.detailMs()); return null; },
+                        () -> { d.call(Waits.Kind.EXTRA, c.extraMs()); return null; });
                 return new ThreadPerConnServer.Response(200, CONTENT_TYPE, json(id));
             } catch (Exception e) { // a downstream call failed (status, I/O) or was interrupted
                 if (e instanceof InterruptedException) Thread.currentThread().interrupt();
@@ -94,13 +102,15 @@ final class HttpAggregate {
      */
     static HttpHandler completable(Config c, Downstream d, ExecutorService pool) {
         return ex -> {
+            if (waits(ex, d)) return;
             long id = userId(ex);
             if (id < 0) {
                 JdkHttp.reject(ex, id == -2);
                 return;
             }
-            d.callAsync(c.baseMs(), pool)
-                    .thenCompose(v -> CompletableFuture.allOf(d.callAsync(c.detailMs(), pool), d.callAsync(c.extraMs(), pool)))
+            d.callAsync(Waits.Kind.BASE, c.baseMs(), pool)
+                    .thenCompose(v -> CompletableFuture.allOf(d.callAsync(Waits.Kind.DETAIL, c.detailMs(), pool),
+                            d.callAsync(Waits.Kind.EXTRA, c.extraMs(), pool)))
                     .whenComplete((v, err) -> {
                         try {
                             if (err == null) JdkHttp.send(ex, 200, CONTENT_TYPE, json(id));
@@ -110,6 +120,14 @@ final class HttpAggregate {
                         }
                     });
         };
+    }
+
+    /** GET /waits on the JDK HttpServer: answered here (405 for other methods), true; false for any other path. */
+    static boolean waits(HttpExchange ex, Downstream d) throws IOException {
+        if (!WAITS.equals(ex.getRequestURI().getRawPath())) return false;
+        if ("GET".equals(ex.getRequestMethod())) JdkHttp.send(ex, 200, CONTENT_TYPE, d.waits.json());
+        else JdkHttp.reject(ex, true);
+        return true;
     }
 
     /** 2^53 - 1: the largest user id the contract serves (I-JSON's exact integers); larger ones are 404. */
