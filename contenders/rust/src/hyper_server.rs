@@ -32,7 +32,7 @@ const HYPER_VERSION: &str = "1.12.0";
 pub enum App {
     /// http-hello: `GET /hello`.
     Hello,
-    /// http-aggregate: `GET /user/{id}`.
+    /// http-aggregate: `GET /user/{id}`, and `GET /waits` with `downstream=inproc`.
     Aggregate(Arc<Downstream>),
 }
 
@@ -75,6 +75,11 @@ async fn handle(app: Arc<App>, request: Request<Incoming>) -> Result<Answer, Inf
             Bytes::from_static(&crate::http_hello::BODY),
         ),
         App::Aggregate(downstream) => match path.strip_prefix("/user/").and_then(parse_id) {
+            None if path == "/waits" => match downstream.waits_json() {
+                None => empty(StatusCode::NOT_FOUND), // downstream=http: no waits to count
+                Some(_) if !get => method_not_allowed(),
+                Some(body) => answer(StatusCode::OK, Some("application/json"), body.into()),
+            },
             None => empty(StatusCode::NOT_FOUND),
             Some(_) if !get => method_not_allowed(),
             Some(id) => match user_of(downstream, id).await {
