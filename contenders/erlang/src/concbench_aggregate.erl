@@ -7,7 +7,8 @@
 %% ties their life to the connection while they run (a closed connection takes
 %% its calls along); a call catches its own errors, which become a 502.
 %%
-%% downstream=inproc: a call is `receive after Ms` in its process.
+%% downstream=inproc: a call is `receive after Ms` in its process, timed and
+%% counted (see waited/3); GET /waits answers the counts.
 %% downstream=http: a call is httpc:request/4 (inets, OTP's HTTP client) of
 %% GET http://<backend-host>:<backend-port>/delay/<ms>, body read whole as a binary,
 %% status 200 required. httpc keeps persistent connections per profile; its
@@ -22,6 +23,8 @@
 
 -define(MAX_SESSIONS, 4096).
 -define(MAX_ID, (1 bsl 53) - 1).
+-define(KINDS, [{base, 1}, {detail, 2}, {extra, 3}]).   % a kind's count; its shortest at + 3
+-define(NO_WAIT, 16#FFFFFFFFFFFFFFFF).                 % the shortest before the first wait
 
 params() ->
     ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port",
@@ -36,11 +39,12 @@ serve(P, Server) ->
     _ = concbench:int(P, "pool-size", 0),       % validated, then ignored: not pooled
     BackendHost = inet:ntoa(concbench:ipv4(P, "backend-host")),
     BackendPort = concbench:int(P, "backend-port", 0),
-    {Calls, Info} =
+    {Calls, Info, Waits} =
         case maps:get("downstream", P) of
             "inproc" ->
-                {{{sleep, Base}, {sleep, Detail}, {sleep, Extra}},
-                 [{downstream, <<"inproc">>}]};
+                W = new_waits(),
+                {{{sleep, Base, 1, W}, {sleep, Detail, 2, W}, {sleep, Extra, 3, W}},
+                 [{downstream, <<"inproc">>}], W};
             "http" when BackendPort >= 1, BackendPort =< 65535 ->
                 Url = fun(Ms) -> lists:flatten(io_lib:format("http://~s:~b/delay/~b",
                                                              [BackendHost, BackendPort, Ms])) end,
@@ -48,7 +52,8 @@ serve(P, Server) ->
                  [{downstream, <<"http">>},
                   {client_pool, iolist_to_binary(
                                   io_lib:format("inets httpc, max_sessions ~b, "
-                                                "max_keep_alive_length 0", [?MAX_SESSIONS]))}]};
+                                                "max_keep_alive_length 0", [?MAX_SESSIONS]))}],
+                 none};
             "http" ->
                 concbench:bad("--backend-port=~b: downstream=http needs the backend's port",
                               [BackendPort]);
@@ -61,6 +66,8 @@ serve(P, Server) ->
                           error -> NotFound;
                           N -> handle(N, Calls)
                       end;
+                 (<<"/waits">>) when Waits =/= none ->   % downstream=inproc only
+                      {200, <<"application/json">>, waits_json(Waits)};
                  (_) -> NotFound
               end,
     Serve = Server:serve(Ip, Port, Handler, Info),
@@ -119,8 +126,10 @@ unlink_done(Pid) ->
     true = unlink(Pid),
     receive {'EXIT', Pid, _} -> ok after 0 -> ok end.
 
-call({sleep, Ms}) ->
-    receive after Ms -> ok end;
+call({sleep, Ms, Kind, Waits}) ->
+    T0 = erlang:monotonic_time(nanosecond),
+    receive after Ms -> ok end,
+    waited(Waits, Kind, erlang:monotonic_time(nanosecond) - T0);
 call({http, Url}) ->
     try httpc:request(get, {Url, []}, [{autoredirect, false}], [{body_format, binary}]) of
         {ok, {{_, 200, _}, _Headers, _Body}} -> ok;
@@ -128,6 +137,45 @@ call({http, Url}) ->
     catch
         Class:Reason -> {error, {Class, Reason}}
     end.
+
+%% Proof of the waits (docs/contract.md, http-aggregate): each in-process wait is
+%% counted by kind (base, detail, extra) and the shortest of each kept, timed on
+%% the monotonic clock from just before its `receive after` to just after it, so
+%% GET /waits shows one real wait of each kind per answered request, none
+%% shorter than asked. One atomics array shared by every process (no message,
+%% no lock): an atomic add for the count, and for the shortest a read that
+%% rarely finds a longer one, then a compare-and-swap retried only if another
+%% process wrote in between. Recorded before the call's outcome is sent, so a
+%% request's waits are all counted by the time it is answered.
+new_waits() ->
+    Waits = atomics:new(6, [{signed, false}]),
+    [atomics:put(Waits, Ix + 3, ?NO_WAIT) || {_, Ix} <- ?KINDS],
+    Waits.
+
+waited(Waits, Kind, Ns) ->
+    atomics:add(Waits, Kind, 1),
+    keep_shortest(Waits, Kind + 3, Ns, atomics:get(Waits, Kind + 3)).
+
+keep_shortest(Waits, Ix, Ns, Shortest) when Ns < Shortest ->
+    case atomics:compare_exchange(Waits, Ix, Shortest, Ns) of
+        ok -> ok;
+        Seen -> keep_shortest(Waits, Ix, Ns, Seen)
+    end;
+keep_shortest(_Waits, _Ix, _Ns, _Shortest) ->
+    ok.
+
+%% waits_json: {"base": {"count": n, "min_us": m}, ...}, totals since start
+%% (min_us null before the first wait of a kind).
+waits_json(Waits) ->
+    Kind = fun({Name, Ix}) ->
+                   Min = case atomics:get(Waits, Ix + 3) of
+                             ?NO_WAIT -> <<"null">>;
+                             Ns -> integer_to_binary(Ns div 1000)
+                         end,
+                   [$", atom_to_binary(Name), <<"\":{\"count\":">>,
+                    integer_to_binary(atomics:get(Waits, Ix)), <<",\"min_us\":">>, Min, $}]
+           end,
+    iolist_to_binary([${, lists:join($,, lists:map(Kind, ?KINDS)), $}]).
 
 user_json(Id) ->
     I = integer_to_binary(Id),
