@@ -4,11 +4,40 @@
 import http from "node:http";
 import { once } from "node:events";
 import { text } from "node:stream/consumers";
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { UsageError } from "./common.mjs";
 import { methodNotAllowed, notFound, pathOf, reply, serve } from "./server.mjs";
+import { SleepProof } from "./sleepproof.mjs";
 
 const USER_PATH = /^\/user\/([0-9]+)$/;
+const WAIT_KINDS = ["base", "detail", "extra"];
+
+// Proof of the waits (docs/contract.md, downstream=inproc): each call counts
+// one wait of its kind (base, detail, extra) and keeps the shortest, timed on
+// the monotonic clock (performance.now()) from just before setTimeout arms its
+// timer to the awaiting continuation running, so the harness can tell three
+// real waits per request from one merged or skipped wait, none shorter than
+// asked. A SleepProof per kind, as fanout's: plain numbers (every call runs on
+// the one event-loop thread, so no atomics), a count and a compare, after the
+// timed span. Totals since start, served at GET /waits.
+function countedSleep(ms, proof) {
+  return async () => {
+    const before = performance.now();
+    await sleep(ms);
+    proof.recordSince(before);
+  };
+}
+
+// waitsBody is GET /waits's body: {"base": {"count": n, "min_us": m}, ...},
+// min_us in whole µs rounded down (never overstating a wait), null before the
+// first wait of the kind.
+function waitsBody(proofs) {
+  return JSON.stringify(Object.fromEntries(WAIT_KINDS.map((kind, i) => [kind, {
+    count: proofs[i].count,
+    min_us: proofs[i].count === 0 ? null : Math.floor(proofs[i].minMs * 1000),
+  }])));
+}
 
 // The downstream client is node:http's own client with a keep-alive http.Agent,
 // not the global fetch: Node 20's fetch (its bundled undici) wraps every call in
@@ -54,10 +83,12 @@ export const httpAggregate = {
     const downstream = p.string("downstream");
 
     let calls; // [base, detail, extra], each () => Promise
+    let proofs = null; // downstream=inproc: a SleepProof per wait kind; null (GET /waits: 404) with http
     const info = { downstream };
     let onStop = () => {};
     if (downstream === "inproc") { // backend-host and backend-port are not used
-      calls = ms.map((d) => () => sleep(d));
+      proofs = WAIT_KINDS.map(() => new SleepProof());
+      calls = ms.map((d, i) => countedSleep(d, proofs[i]));
     } else if (downstream === "http") {
       if (backendPort === 0) throw new UsageError("--backend-port=0: want a TCP port for --downstream=http");
       const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: MAX_FREE_SOCKETS });
@@ -71,9 +102,14 @@ export const httpAggregate = {
     const [base, detail, extra] = calls;
 
     const handler = async (req, res) => {
-      const m = USER_PATH.exec(pathOf(req));
+      const path = pathOf(req);
+      const m = USER_PATH.exec(path);
       const id = m && parseId(m[1]);
-      if (id === null) return notFound(res);
+      if (id === null) {
+        if (path !== "/waits" || proofs === null) return notFound(res);
+        if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(res);
+        return reply(res, 200, "application/json", waitsBody(proofs));
+      }
       if (req.method !== "GET" && req.method !== "HEAD") return methodNotAllowed(res);
       try {
         await base();
