@@ -67,10 +67,11 @@ fun serverWorkload(name: String, p: Params): ServerWorkload {
                 throw BadInput("--downstream=http needs --backend-port in 1..65535")
             }
             val client = if (downstreamKind == "http") downstreamClient(engine) else null
-            val downstream = if (client != null) HttpDownstream(client, backendHost, backendPort) else InprocDownstream
+            val downstream = if (client != null) HttpDownstream(client, backendHost, backendPort) else InprocDownstream(Waits())
+            val waits = (downstream as? InprocDownstream)?.waits
             val service = UserAggregateService(downstream, baseMs, detailMs, extraMs)
             ServerWorkload(
-                name, bind, port, { aggregateModule(service) },
+                name, bind, port, { aggregateModule(service, waits) },
                 linkedMapOf(
                     "downstream" to downstreamKind,
                     "client_pool" to if (client == null) null else clientPoolInfo(engine),
@@ -135,14 +136,46 @@ fun Application.helloModule() {
 // http-aggregate (seed 003): base, then detail ∥ extra, as the post's "async-ultra" version, with
 // coroutines: coroutineScope { base; async detail; async extra }
 
+/** Which of a request's three downstream calls. */
+enum class WaitKind { BASE, DETAIL, EXTRA }
+
 /** One downstream call of [ms] milliseconds. */
 fun interface Downstream {
-    suspend fun call(ms: Long)
+    suspend fun call(kind: WaitKind, ms: Long)
 }
 
-/** downstream=inproc: the coroutine's own wait, delay(). */
-object InprocDownstream : Downstream {
-    override suspend fun call(ms: Long) = delay(ms)
+/**
+ * Proof of the waits (docs/contract.md, http-aggregate): every in-process wait is counted by kind
+ * and the shortest of each kept, timed with System.nanoTime from just before delay() arms its
+ * timer to the continuation running after it, so GET /waits shows one real wait of each kind per
+ * answered request, none shorter than asked. [Sleeps] as the batch workloads' sleep proofs: a
+ * striped LongAdder and a LongAccumulator(min), which writes only when a wait is shorter than the
+ * shortest so far; added after the wait, before the call returns (so a request's waits are all
+ * counted by the time it is answered).
+ */
+class Waits {
+    private val byKind = Array(WaitKind.entries.size) { Sleeps() }
+
+    operator fun get(kind: WaitKind): Sleeps = byKind[kind.ordinal]
+
+    /** {"base": {"count": n, "min_us": m}, ...}: totals since start, min_us null before the first. */
+    fun json(): JsonObject = buildJsonObject {
+        for (kind in WaitKind.entries) {
+            put(kind.name.lowercase(), buildJsonObject {
+                put("count", this@Waits[kind].count())
+                put("min_us", this@Waits[kind].minNs()?.div(1000))
+            })
+        }
+    }
+}
+
+/** downstream=inproc: the coroutine's own wait, delay(), counted in [waits]. */
+class InprocDownstream(val waits: Waits) : Downstream {
+    override suspend fun call(kind: WaitKind, ms: Long) {
+        val t0 = System.nanoTime()
+        delay(ms)
+        waits[kind].add(System.nanoTime() - t0)
+    }
 }
 
 class DownstreamException(message: String) : Exception(message)
@@ -151,7 +184,7 @@ class DownstreamException(message: String) : Exception(message)
 class HttpDownstream(private val client: HttpClient, backendHost: String, backendPort: Int) : Downstream {
     private val base = "http://$backendHost:$backendPort/delay/"
 
-    override suspend fun call(ms: Long) {
+    override suspend fun call(kind: WaitKind, ms: Long) {
         val response = client.get(base + ms)
         response.bodyAsText() // the whole body ({"delay_ms":<ms>})
         if (response.status != HttpStatusCode.OK) throw DownstreamException("backend answered ${response.status}")
@@ -169,17 +202,17 @@ class UserAggregateService(
     private val extraMs: Long,
 ) {
     suspend fun getUserBaseInfo(id: Long): Long {
-        downstream.call(baseMs)
+        downstream.call(WaitKind.BASE, baseMs)
         return id
     }
 
     suspend fun getUserDetailInfo(userId: Long): UserDetail {
-        downstream.call(detailMs)
+        downstream.call(WaitKind.DETAIL, detailMs)
         return UserDetail("User-$userId", 25, 1)
     }
 
     suspend fun getUserExtraInfo(userId: Long): UserExtraInfo {
-        downstream.call(extraMs)
+        downstream.call(WaitKind.EXTRA, extraMs)
         return UserExtraInfo("13800138000", "VIP会员")
     }
 
@@ -212,8 +245,13 @@ private const val MAX_ID = (1L shl 53) - 1
  * respondText(application/json; charset=UTF-8). Ktor's guides would install ContentNegotiation {
  * json() } and respond a @Serializable class; neither is buildable here (manifest note "json").
  */
-fun Application.aggregateModule(service: UserAggregateService) {
+fun Application.aggregateModule(service: UserAggregateService, waits: Waits?) {
     routing {
+        if (waits != null) { // downstream=inproc: the waits' proof (Waits); with http, 404
+            get("/waits") {
+                call.respondText(Json.encodeToString(JsonObject.serializer(), waits.json()), ContentType.Application.Json)
+            }
+        }
         get("/user/{id}") {
             val raw = call.parameters["id"]
             val id = if (raw != null && ID.matches(raw)) raw.toLong() else 0L
