@@ -1,6 +1,6 @@
 """Build step: make the contender's .venv from the newest CPython (>= 3.11) on this machine.
 
-    python3 make_venv.py
+    python3 make_venv.py [--python PATH --venv DIR]
 
 Candidates: python3.N on PATH, the CPythons under pyenv ($PYENV_ROOT or ~/.pyenv, versions/*),
 and the interpreter running this script. The newest one that has a pinned requirements file
@@ -8,10 +8,15 @@ and the interpreter running this script. The newest one that has a pinned requir
 CPython) is used; CONCBENCH_PYTHON=<path> forces one interpreter instead. The venv is made with
 --clear and the wheels installed with pip --require-hashes --only-binary=:all:. What was chosen is
 printed on stderr; the toolchain's version command records it with every result.
+
+A variant on another CPython (a manifest's toolchain_version) names its interpreter with
+--python and its own environment with --venv (a folder here, e.g. .venv-3.13.0), so the
+default .venv is left as it is.
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import shutil
@@ -53,14 +58,15 @@ def requirements(version: tuple[int, int, int]) -> Path:
     return HERE / f"requirements-cp{version[0]}{version[1]}.txt"
 
 
-def choose() -> tuple[tuple[int, int, int], str]:
-    """The interpreter to build with; exits 2 with a message when there is none."""
-    forced = os.environ.get("CONCBENCH_PYTHON")
+def choose(given: str | None = None) -> tuple[tuple[int, int, int], str]:
+    """The interpreter to build with (`given`, else CONCBENCH_PYTHON, else the newest with
+    pinned wheels); exits with a message when there is none."""
+    forced = given or os.environ.get("CONCBENCH_PYTHON")
     if forced:
         found = probe(forced)
         if found is None or found[0] < MINIMUM or not requirements(found[0]).exists():
-            sys.exit(f"make_venv: CONCBENCH_PYTHON={forced}: not a CPython >= 3.11 with venv "
-                     f"and a pinned requirements-cp3N.txt here")
+            sys.exit(f"make_venv: {forced}: not a CPython >= 3.11 with venv and a pinned "
+                     f"requirements-cp3N.txt here")
         return found
     usable = {}
     for path in candidates():
@@ -78,11 +84,15 @@ def choose() -> tuple[tuple[int, int, int], str]:
 
 
 def main() -> None:
-    version, exe = choose()
+    parser = argparse.ArgumentParser(description="make the contender's virtual environment")
+    parser.add_argument("--python", help="this interpreter instead of the newest found")
+    parser.add_argument("--venv", default=".venv", help="its folder, relative to this one")
+    args = parser.parse_args()
+    version, exe = choose(args.python)
     reqs = requirements(version)
-    print(f"make_venv: CPython {'.'.join(map(str, version))} at {exe}, {reqs.name}",
-          file=sys.stderr)
-    venv = HERE / ".venv"
+    venv = HERE / args.venv
+    print(f"make_venv: CPython {'.'.join(map(str, version))} at {exe}, {reqs.name}, "
+          f"{venv.name}", file=sys.stderr)
     subprocess.run([exe, "-m", "venv", "--clear", str(venv)], check=True)
     subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "--disable-pip-version-check",
                     "--no-input", "--only-binary=:all:", "--require-hashes", "-r", str(reqs)],

@@ -1,12 +1,14 @@
 """Builds each toolchain once and caches the result by the content of its inputs.
 
-The cache key covers the input files, the build commands, the resolved tool paths and the
-environment variables that change what a build produces (BUILD_ENV), so editing a source,
-switching JDK or setting RUSTFLAGS rebuilds; anything else is reused across runs.
+The cache key covers the input files, the build commands, the resolved tool paths, the
+environment variables that change what a build produces (BUILD_ENV) and, for a variant's
+toolchain version, that version and its source, so editing a source, switching JDK or setting
+RUSTFLAGS rebuilds; anything else is reused across runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from concbench import toolchains
+from concbench import toolchain_fetch, toolchains
 from concbench.manifest import Toolchain
 
 BUILD_TIMEOUT_S = 1800
@@ -72,6 +74,8 @@ def cache_key(tc: Toolchain, tools: toolchains.ToolEnv,
     flags = build_env(environ)
     if flags:  # absent from the key when unset, so existing caches stay valid
         digest.update(json.dumps(flags, sort_keys=True).encode())
+    if tc.pin is not None:  # a variant's other version (toolchain_pins): which, from where
+        digest.update(json.dumps(dataclasses.asdict(tc.pin), sort_keys=True).encode())
     for path in _input_files(tc):
         digest.update(str(path.relative_to(tc.folder)).encode())
         digest.update(path.read_bytes())
@@ -116,6 +120,8 @@ class Builder:
 
     def _build(self, tc: Toolchain, force: bool) -> BuildOutcome:
         tools = toolchains.resolve(tc.requires, tc.packages, self._say)
+        if not isinstance(tools, str) and tc.pin is not None:
+            tools = toolchain_fetch.provide(tc.pin, tools, self._cache, self._say)
         if isinstance(tools, str):
             return BuildOutcome(tc.name, ok=False, reason=tools)
         self._cache.mkdir(parents=True, exist_ok=True)

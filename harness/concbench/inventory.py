@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from concbench import paths, toolchains, tools, ui, workloads
+from concbench import paths, toolchain_fetch, toolchains, tools, ui, workloads
 from concbench.build import Builder
 from concbench.manifest import Contender
 
@@ -27,12 +27,16 @@ def show(contenders: dict[str, Contender]) -> None:
     reasons: list[str] = []
     for contender in contenders.values():
         tools = toolchains.resolve(contender.toolchain.requires)
+        pin = contender.toolchain.pin
+        if not isinstance(tools, str) and pin is not None:
+            tools = toolchain_fetch.check(pin) or tools
         available = "[green]available[/]" if not isinstance(tools, str) else f"[yellow]{tools}[/]"
         marks = [_mark(contender, w) for w in workloads.WORKLOADS]
         name = contender.name
         if contender.variant_of:
             name += f" [dim](variant of {contender.variant_of})[/]"
-            reasons.append(f"{contender.name}: a variant of {contender.variant_of} for "
+            on = f" on {pin.label}" if pin is not None else ""
+            reasons.append(f"{contender.name}: a variant of {contender.variant_of}{on} for "
                            f"{', '.join(contender.workloads)} only (runs when named)")
         table.add_row(name, *marks, available)
         reasons += [f"{contender.name} · {w}: {why}" for w, why in

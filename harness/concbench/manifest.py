@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from concbench.errors import UserError, unknown
-from concbench import workloads
+from concbench import toolchain_pins, workloads
 from concbench.workloads import budget
 
 Command = tuple[str, ...]
@@ -27,6 +27,11 @@ class Toolchain:
     outputs: tuple[str, ...]
     packages: dict[str, str] = field(default_factory=dict, compare=False)
     """Required tool → the Debian package that provides it (installed when run as root)."""
+    other_version: toolchain_pins.OtherVersion | None = field(default=None, compare=False)
+    """Where another version of its tool comes from, for variants that name one."""
+    pin: toolchain_pins.Pin | None = None
+    """Set on the toolchain derived for a variant's `toolchain_version` (`<name>@<version>`):
+    that version and its source."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,9 @@ def load_manifest(path: Path) -> list[Contender]:
         outputs=_strings(tc.get("outputs", []), f"{path}: toolchain.outputs"),
         packages=_packages(tc.get("packages", {}), f"{path}: toolchain.packages"),
     )
+    if "other_version" in tc:
+        toolchain = replace(toolchain, other_version=_other_version(
+            tc["other_version"], toolchain.requires, f"{path}: toolchain.other_version"))
     contenders: dict[str, Contender] = {}
     for name, entry in doc.get("contenders", {}).items():
         where = f"{path}: contenders.{name}"
@@ -161,7 +169,7 @@ def load_manifest(path: Path) -> list[Contender]:
         contenders[name] = Contender(
             name=name,
             style=str(entry.get("style", "")),
-            toolchain=toolchain,
+            toolchain=_toolchain_of(entry, base, toolchain, f"{where}.toolchain_version"),
             run=run,
             workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
             pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
@@ -176,6 +184,27 @@ def load_manifest(path: Path) -> list[Contender]:
             differs_on=_differs_on(entry, base, f"{where}.differs_on"),
         )
     return list(contenders.values())
+
+
+def _other_version(raw: Any, requires: tuple[str, ...],
+                   where: str) -> toolchain_pins.OtherVersion:
+    lists: dict[str, tuple[Any, ...]] = {}
+    if isinstance(raw, dict):
+        lists = {k: (_strings if k == "outputs" else _commands)(raw[k], f"{where}.{k}")
+                 for k in ("build", "outputs", "version") if k in raw}
+    return toolchain_pins.parse(raw, requires, where, lists)
+
+
+def _toolchain_of(entry: dict[str, Any], base: Contender | None, toolchain: Toolchain,
+                  where: str) -> Toolchain:
+    """The manifest's toolchain; a variant's `toolchain_version` derives its own from it
+    (`<name>@<version>`), and a variant of such a variant keeps its base's."""
+    if "toolchain_version" not in entry:
+        return base.toolchain if base else toolchain
+    if base is None:
+        raise UserError(f"{where}: only a variant (variant_of) runs on another toolchain "
+                        f"version; the default stays the toolchain's own")
+    return toolchain_pins.derive(toolchain, entry["toolchain_version"], where)
 
 
 def _variant_base(raw: Any, earlier: dict[str, Contender], where: str) -> Contender | None:

@@ -13,18 +13,23 @@ from __future__ import annotations
 from typing import Any
 
 from concbench.resultset.model import CellResult, RunResult
+from concbench.toolchain_pins import family
 
 CPUS_NAME = {"go": "GOMAXPROCS", "java": "availableProcessors",
              "kotlin": "availableProcessors", "spring": "availableProcessors",
              "rust": "Tokio workers", "erlang": "schedulers", "node": "availableParallelism",
              "python": "usable CPUs"}
-"""The ready line's `cpus`, by toolchain: what each server reports there."""
+"""The ready line's `cpus`, by toolchain (go@1.27.4's is go's): what each server reports there."""
 
 READY_KEYS = {"gc": "GC", "max_heap_mib": "max heap MiB", "v8_heap_limit_mib": "V8 heap cap MiB"}
 """Other keys of a ready line's runtime object that say how the runtime sized itself."""
 
 RESULT_KEYS = {"tokio_workers": "Tokio workers", "jvm_gc": "GC"}
 """Keys of a batch iteration's result that say the same (the last measured iteration's)."""
+
+
+def _cpus_name(cell: CellResult) -> str:
+    return CPUS_NAME.get(family(str(cell.metadata.get("toolchain"))), "cpus")
 
 
 def _ready(run: RunResult, cpus_name: str) -> dict[str, Any]:
@@ -46,7 +51,7 @@ def _result(run: RunResult) -> dict[str, Any]:
 def seen(cell: CellResult) -> dict[str, str]:
     """{what: value} over the cell's runs, failed ones too (a runtime killed at its memory
     limit had sized itself before); values that differ between runs are joined by "/"."""
-    cpus_name = CPUS_NAME.get(str(cell.metadata.get("toolchain")), "cpus")
+    cpus_name = _cpus_name(cell)
     values: dict[str, list[str]] = {}
     for run in cell.runs:
         for name, value in {**_ready(run, cpus_name), **_result(run)}.items():
@@ -70,5 +75,5 @@ def text(cell: CellResult) -> str:
 def cpus(cell: CellResult) -> str:
     """The runtime's own CPU count alone (the ready line's cpus, or Tokio's workers)."""
     found = seen(cell)
-    name = CPUS_NAME.get(str(cell.metadata.get("toolchain")), "cpus")
+    name = _cpus_name(cell)
     return found.get(name) or found.get("Tokio workers") or ""
