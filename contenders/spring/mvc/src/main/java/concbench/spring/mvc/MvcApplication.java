@@ -2,10 +2,12 @@ package concbench.spring.mvc;
 
 import concbench.spring.AggregateProperties;
 import concbench.spring.Launcher;
+import concbench.spring.Waits;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Import;
 
 /**
  * Spring MVC on embedded Tomcat. The design is a Spring profile (application-<design>.properties):
@@ -14,6 +16,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
  */
 @SpringBootApplication
 @EnableConfigurationProperties(AggregateProperties.class)
+@Import(Waits.class) // http-aggregate's proof of its in-process waits (GET /waits), from common
 public class MvcApplication {
 
     public static void main(String[] args) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import concbench.spring.ConditionalOnAggregate;
 import concbench.spring.User;
 import concbench.spring.UserIds;
+import concbench.spring.Waits;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -27,10 +28,14 @@ import org.springframework.web.server.ResponseStatusException;
 public class UserController {
     private final UserService userService;
     private final ObjectWriter userWriter;
+    private final Waits waits;
+    private final ObjectWriter waitsWriter;
 
-    public UserController(UserService userService, ObjectMapper objectMapper) {
+    public UserController(UserService userService, ObjectMapper objectMapper, Waits waits) {
         this.userService = userService;
         this.userWriter = objectMapper.writerFor(User.class);
+        this.waits = waits;
+        this.waitsWriter = objectMapper.writerFor(Waits.Report.class);
     }
 
     /**
@@ -41,6 +46,16 @@ public class UserController {
     public ResponseEntity<byte[]> getUser(@PathVariable long id) throws Exception {
         if (!UserIds.isUserId(id)) throw new ResponseStatusException(HttpStatus.NOT_FOUND);
         byte[] body = userWriter.writeValueAsBytes(userService.assembleUser(id));
+        return ResponseEntity.ok()
+                .contentType(MediaType.APPLICATION_JSON)
+                .contentLength(body.length)
+                .body(body);
+    }
+
+    /** The in-process waits made so far ({@link Waits}), as bytes with their length as above. */
+    @GetMapping("/waits")
+    public ResponseEntity<byte[]> getWaits() throws Exception {
+        byte[] body = waitsWriter.writeValueAsBytes(waits.report());
         return ResponseEntity.ok()
                 .contentType(MediaType.APPLICATION_JSON)
                 .contentLength(body.length)

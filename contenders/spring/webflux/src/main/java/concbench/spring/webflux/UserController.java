@@ -5,6 +5,7 @@ import concbench.spring.User;
 import concbench.spring.UserIds;
 import concbench.spring.UserDetail;
 import concbench.spring.UserExtraInfo;
+import concbench.spring.Waits;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -20,9 +21,11 @@ import reactor.core.publisher.Mono;
 @ConditionalOnAggregate
 public class UserController {
     private final ReactiveDownstream downstream;
+    private final Waits waits;
 
-    public UserController(ReactiveDownstream downstream) {
+    public UserController(ReactiveDownstream downstream, Waits waits) {
         this.downstream = downstream;
+        this.waits = waits;
     }
 
     /**
@@ -37,6 +40,12 @@ public class UserController {
                                 downstream.getUserDetailInfo(userId),
                                 downstream.getUserExtraInfo(userId))
                         .map(t -> User.assemble(userId, t.getT1(), t.getT2())));
+    }
+
+    /** The in-process waits made so far ({@link Waits}); one value, so it is sent with its Content-Length. */
+    @GetMapping("/waits")
+    public Mono<Waits.Report> getWaits() {
+        return Mono.fromSupplier(waits::report);
     }
 
     /** The three data sources as Monos. */
