@@ -1,16 +1,17 @@
 """What a suite adds after its run, by the suite's name: an analysis of the whole result set
 written beside results.json as <name>.md and printed (suites/calibration.toml:
-concbench.calibration)."""
+concbench.calibration; suites/upgrades.toml: concbench.upgrades)."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from concbench import calibration, outputs, paths, ui
+from concbench import calibration, outputs, paths, ui, upgrades
 from concbench.resultset.model import ResultsDocument
 
 ANALYSES: dict[str, Callable[[ResultsDocument], str]] = {
     "calibration": calibration.report,
+    "upgrades": upgrades.report,
 }
 
 

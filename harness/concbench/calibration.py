@@ -89,15 +89,30 @@ def _metrics(*cells: CellResult) -> list[str]:
     return [m.name for m in metrics_of(list(cells))]
 
 
-def aa_cases(cells: list[CellResult]) -> list[Case]:
-    ok = {(c.workload, c.contender, repr(sorted(c.params.items()))): c
-          for c in cells if c.status == "ok"}
+def pairs(cells: list[CellResult], base_of: Callable[[CellResult], str | None]
+          ) -> list[tuple[CellResult, CellResult]]:
+    """(base, other) for each ok cell whose `base_of` names a contender with an ok cell of the
+    same workload and equal params in the same result set (here: X-twin and X;
+    concbench.upgrades: a variant and the contender it is a variant of)."""
+    ok = {c.key: c for c in cells if c.status == "ok"}
     found = []
-    for (workload, name, params), twin in ok.items():
-        base = ok.get((workload, name[:-len(TWIN)], params)) if name.endswith(TWIN) else None
+    for (workload, _, params), other in ok.items():
+        name = base_of(other)
+        base = ok.get((workload, name, params)) if name else None
         if base is not None:
-            found += [Case("A/A", workload, base.contender, m, 1.0, t)
-                      for m, t in _tests(base, twin, _metrics(base, twin))]
+            found.append((base, other))
+    return found
+
+
+def _twin_of(cell: CellResult) -> str | None:
+    return cell.contender[:-len(TWIN)] if cell.contender.endswith(TWIN) else None
+
+
+def aa_cases(cells: list[CellResult]) -> list[Case]:
+    found = []
+    for base, twin in pairs(cells, _twin_of):
+        found += [Case("A/A", base.workload, base.contender, m, 1.0, t)
+                  for m, t in _tests(base, twin, _metrics(base, twin))]
     return found
 
 

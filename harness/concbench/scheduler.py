@@ -49,7 +49,8 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
         "pooled": cell.contender.is_pooled(cell.spec.name), "toolchain":
         cell.contender.toolchain.name, "warmup": plan.warmup_of(cell),
         "iterations": plan.iterations_of(cell), "runs_planned": plan.runs_of(cell),
-        "throughput_unit": cell.spec.throughput_unit, "command": argv}
+        "throughput_unit": cell.spec.throughput_unit, "command": argv,
+        "variant_of": cell.contender.variant_of}  # concbench.upgrades pairs a variant by it
     if cell.contender.env:
         found["env"] = cell.contender.env
     if cell.spec.server is None:
