@@ -17,6 +17,7 @@ from concbench.toolchain_pins import family
 
 CPUS_NAME = {"go": "GOMAXPROCS", "java": "availableProcessors",
              "kotlin": "availableProcessors", "spring": "availableProcessors",
+             "helidon": "availableProcessors",
              "rust": "Tokio workers", "erlang": "schedulers", "node": "availableParallelism",
              "python": "usable CPUs"}
 """The ready line's `cpus`, by toolchain (go@1.27.4's is go's): what each server reports there."""
