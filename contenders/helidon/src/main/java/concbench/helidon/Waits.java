@@ -1,6 +1,7 @@
 package concbench.helidon;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -35,8 +36,9 @@ final class Waits {
         StringBuilder b = new StringBuilder(128).append('{');
         for (Kind kind : Kind.values()) {
             long min = shortestNs[kind.ordinal()].get();
+            // Locale.ROOT, not the default locale's lower case: in Turkish "DETAIL" becomes "detaıl"
             b.append(kind.ordinal() == 0 ? "" : ",")
-                    .append('"').append(kind.name().toLowerCase()).append("\":{\"count\":")
+                    .append('"').append(kind.name().toLowerCase(Locale.ROOT)).append("\":{\"count\":")
                     .append(counts[kind.ordinal()].sum())
                     .append(",\"min_us\":").append(min == Long.MAX_VALUE ? "null" : String.valueOf(min / 1000))
                     .append('}');
