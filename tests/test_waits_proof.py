@@ -85,18 +85,24 @@ def test_a_server_that_counts_its_waits_is_proven_in_verification_and_under_load
     assert all(waits["verification"][k]["min_us"] >= ms * 1000 - wp.TOLERANCE_US
                for k, ms in (("base", 10), ("detail", 10), ("extra", 20)))
     seen = run["server"]["under_load"]["waits"]
+    assert seen.get("scope") == ("load" if loadgen == "oha" else None), seen
     least, most = seen["waits_range"]
     assert least > 0 and all(least <= n <= most for n in seen["waits"].values()), seen
 
 
 @pytest.mark.measures
-def test_one_wait_in_place_of_three_passes_the_floor_and_fails_the_counts(fake_bench, wrk):
+@pytest.mark.parametrize("loadgen, over", [("oha", "over the load"),
+                                           ("wrk", "in the measured window")])
+def test_one_wait_in_place_of_three_passes_the_floor_and_fails_the_counts(fake_bench, wrk,
+                                                                          loadgen, over):
     """onesleep answers each connection's first request honestly (verification's), then waits
-    base + max(detail, extra) once, counted as one base wait: no response beats the floor."""
-    cell = _cell(fake_bench, "fake-server-onesleep")
+    base + max(detail, extra) once, counted as one base wait: no response beats the floor.
+    One continuous load (oha) is counted from before it to after it, against its log; a
+    generator per window (wrk) around the window it starts and ends."""
+    cell = _cell(fake_bench, "fake-server-onesleep", "--param", f"loadgen={loadgen}")
     assert cell["status"] == "invalid", cell
-    assert "detail waits in the measured window" in cell["reason"], cell["reason"]
-    assert "extra waits in the measured window" in cell["reason"], cell["reason"]
+    assert f"detail waits {over}" in cell["reason"], cell["reason"]
+    assert f"extra waits {over}" in cell["reason"], cell["reason"]
     assert "latency floor" not in cell["reason"], cell["reason"]
 
 
@@ -112,9 +118,10 @@ def test_one_wait_in_place_of_three_fails_verification_before_any_load(fake_benc
 
 
 @pytest.mark.measures
-def test_a_server_without_the_proof_is_recorded_unproven(fake_bench, wrk):
-    cell = _cell(fake_bench, "fake-server-coalesce")  # no /waits: 404
-    assert cell["status"] == "ok", cell["reason"]
+def test_a_server_without_the_proof_is_invalid(fake_bench, wrk):
+    cell = _cell(fake_bench, "fake-server-nowaits")  # no /waits: 404
+    assert cell["status"] == "invalid", cell
+    assert cell["reason"].startswith("GET /waits answered 404: the server does not prove"), cell
     waits = cell["runs"][0]["server"]["waits"]
     assert waits["proven"] is False and "404" in waits["why"], waits
-    assert "waits" not in cell["runs"][0]["server"]["under_load"]
+    assert cell["runs"][0]["load"] is None

@@ -32,9 +32,10 @@ is a fraction of the warm one: tests/test_rate_curve.py), lateready (prints its 
 READY_DELAY_S after it starts: a known start-up, tests/test_startup_known.py), onesleep
 (aggregate, in-process: one wait of base + max(detail, extra) in place of three, which the
 latency floor passes and the wait counts do not: tests/test_waits_proof.py; onesleepall: the
-same from the first request, verification's included). The modes in
-PROVES_WAITS count their in-process waits and serve them at GET /waits (docs/contract.md);
-the others answer it 404, as a server without the proof does.
+same from the first request, verification's included). Every mode counts its in-process waits
+as they happened and serves them at GET /waits (docs/contract.md), except nowaits (404: a
+server without the proof) and fast, whose counts lie (each wait as asked, none made: the
+latency floor still catches it).
 """
 
 import json
@@ -123,7 +124,7 @@ class Coalescer:
 
 
 COALESCER = Coalescer()
-PROVES_WAITS = MODE in ("good", "onesleep", "onesleepall", "fastlater")
+PROVES_WAITS = MODE != "nowaits"
 WAITS = {kind: [0, None] for kind in ("base", "detail", "extra")}
 """Per kind: waits made, the shortest in µs."""
 WAITS_LOCK = threading.Lock()
@@ -135,7 +136,7 @@ def counted_wait(kind, ms, cheat=False):
     wait(ms, cheat)
     if P.get("downstream") == "http":
         return
-    took_us = int((time.monotonic() - started) * 1e6)
+    took_us = int(ms) * 1000 if MODE == "fast" else int((time.monotonic() - started) * 1e6)
     with WAITS_LOCK:
         seen = WAITS[kind]
         seen[0] += 1

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from concbench.server import connections_held, continuous as cont, request_log as rl
-from concbench.server import syscalls_window
+import numpy as np
+
+from concbench.server import connections_held, continuous as cont, load_checks
+from concbench.server import request_log as rl, syscalls_window, waits_proof
 from concbench.server.backend import LatencyBackend
 from concbench.server.instruments import WindowInstruments
 from concbench.server.loadgen import LoadError, LoadResult
@@ -42,6 +44,9 @@ class Run(Protocol):
     syscalls: Any
     syscalls_requests: int | None
     syscalls_seconds: float | None
+    waits: dict[str, Any] | None
+    sampled: Any
+    under_load: dict[str, Any]
 
     def jit_probe(self, proc: ServerProcess) -> Any: ...
 
@@ -74,6 +79,7 @@ def run_continuous(run: Run, proc: ServerProcess,
     """Lead-in, warm-up, window and log of one run; the run's failure, or None."""
     p = run.req.params
     run.continuous = {"generator": "oha"}  # the window's verdict is its own (instruments)
+    waits_before = waits_proof.read_if_proven(run.waits, run.target)  # the server idle
     try:
         load = cont.ContinuousLoad(_spec(run), lambda: run._died(proc, "continuous"))
     except LoadError as err:
@@ -100,13 +106,32 @@ def run_continuous(run: Run, proc: ServerProcess,
         if failure:
             return failure
         log = load.stop()
+        waits_after = waits_proof.read_if_proven(run.waits, run.target)
         if counted is not None:
             run.syscalls_requests = rl.span(log, *counted).responses
     except LoadError as err:
         return run._died(proc, "continuous") or ("crash", f"load generator oha failed: {err}")
     finally:
         load.close()
-    return _judge(run, load, log, t0, t1, instruments.jit_share())
+    failure = _judge(run, load, log, t0, t1, instruments.jit_share())
+    return _check_waits(run, log, waits_before, waits_after, failure)
+
+
+def _check_waits(run: Run, log: Any, before: Any, after: Any,
+                 failure: Failure | None) -> Failure | None:
+    """The server's own wait counts over the whole load against its log (server.waits_proof):
+    read where the server had no load, before the load and after it."""
+    if before is None or after is None or (failure and failure[0] != "invalid"):
+        return failure
+    p, sampled = run.req.params, run.sampled
+    extra = sampled.checked + sampled.unanswered if sampled else 0
+    ok = int(np.count_nonzero(log.status == rl.OK_STATUS))
+    most = len(log) + load_checks.IN_FLIGHT_ALLOWANCE * p["connections"] + extra
+    record, problem = waits_proof.whole_load_check(before, after, p, ok, most)
+    run.under_load["waits"] = record
+    if problem is None:
+        return failure
+    return "invalid", problem if failure is None else f"{failure[1]}; {problem}"
 
 
 LEAD_IN_CAP_S = 60.0

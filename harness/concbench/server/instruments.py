@@ -83,9 +83,11 @@ class WindowInstruments:
             run.sampled = self.sampler.end()
 
     def _waits(self) -> waits_proof.WaitsCount | None:
-        """The server's wait totals, where its verification proved them (server.waits_proof);
-        a read that fails leaves the window without the count, which its check then says."""
-        if not (self.run.waits or {}).get("proven"):
+        """The server's wait totals, where its verification proved them (server.waits_proof),
+        around a window whose generator starts and ends with it: a continuous load's are read
+        around the whole load (server.continuous_run). A read that fails leaves the window
+        without the count, with a warning."""
+        if not (self.run.waits or {}).get("proven") or self.run.continuous:
             return None
         try:
             return waits_proof.read(self.run.target)

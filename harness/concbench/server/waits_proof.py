@@ -10,8 +10,14 @@ clock around the wait (null before the first). The latency floor alone passes on
 base + max(detail, extra) in place of three; the counts do not: each answered request owes one
 wait of each kind, each at least as long as asked.
 
-A server that answers `/waits` with 404 has not implemented the proof: recorded as unproven,
-its runs judged by the latency floor alone.
+The totals are read only while the server has no load: around the verification requests, and
+around a load (one continuous load: from before it starts to after it stops, against its log
+of every response; a generator per window: around that window, which it starts and ends). A
+read in the middle of a load would wait behind the requests queued in the server, and count
+at a moment the harness does not know.
+
+A server that answers `/waits` with 404 has not implemented the proof: `invalid`, as a batch
+result without its sleeps' proof is.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ PATH = "/waits"
 KINDS = ("base", "detail", "extra")
 TOLERANCE_US = 1000
 """A wait may read this much shorter than asked (a timer rounded to the millisecond)."""
-READ_TIMEOUT_S = 5.0
+READ_TIMEOUT_S = 30.0
+"""A server with few threads answers the read after the requests queued before it."""
 
 
 class WaitsError(ValueError):
@@ -131,8 +138,9 @@ class WaitsVerification:
         if self._problem:
             return self._problem
         if self._before is None:
-            self.record["why"] = f"GET {PATH} answered 404: the server does not count its waits"
-            return None
+            self.record["why"] = f"GET {PATH} answered 404"
+            return (f"GET {PATH} answered 404: the server does not prove its in-process waits "
+                    "(docs/contract.md, Proof of the waits)")
         try:
             after = read(self._target)
         except (OSError, WaitsError) as err:
@@ -142,3 +150,30 @@ class WaitsVerification:
         problem = verification_problem(self._before, after, requests, params)
         self.record = {"proven": problem is None, "verification": after.to_dict()}
         return f"in-process waits: {problem}" if problem else None
+
+
+def read_if_proven(waits: dict[str, Any] | None,
+                   target: tuple[str, int]) -> "WaitsCount | str | None":
+    """The totals now, where verification proved them (None otherwise); the problem (a str)
+    when the read fails."""
+    if not (waits or {}).get("proven"):
+        return None
+    try:
+        found = read(target)
+    except (OSError, WaitsError) as err:
+        return f"GET {PATH}: {err}"
+    return found if found is not None else f"GET {PATH} answered 404 after it had answered 200"
+
+
+def whole_load_check(before: "WaitsCount | str", after: "WaitsCount | str",
+                     params: dict[str, Any], least: int, most: int
+                     ) -> tuple[dict[str, Any], str | None]:
+    """One continuous load, from before it started to after it stopped: one wait of each kind
+    per ok response in its log, at most its responses and the requests in flight more."""
+    for found in (before, after):
+        if isinstance(found, str):
+            return {"scope": "load"}, f"in-process waits: {found}"
+    assert isinstance(before, WaitsCount) and isinstance(after, WaitsCount)
+    record, problem = window_check(after.since(before), after, params, least, most)
+    return {"scope": "load", **record}, problem and problem.replace(
+        "in the measured window", "over the load")
