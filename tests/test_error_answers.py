@@ -23,7 +23,8 @@ pytestmark = pytest.mark.answers_only  # single requests, no load: beside the me
 T = TypeVar("T")
 CONTENDERS_DIR = Path(__file__).resolve().parent.parent / "contenders"
 SERVERS = ["kotlin-coroutines", "kotlin-coroutines-cio", "java-platform", "java-virtual",
-           "spring-mvc", "spring-webflux", "node", "python-asyncio", "python-uvloop"]
+           "spring-mvc", "spring-webflux", "java-helidon", "node", "python-asyncio",
+           "python-uvloop"]
 BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/1x", "/user/",
              "/user/9007199254740992", "/user/99999999999999999999", "/user/1/x", "/nope"]
 GOOD_IDS = {"/user/42": 42, "/user/007": 7, "/user/9007199254740991": 9007199254740991}
