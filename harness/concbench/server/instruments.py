@@ -87,14 +87,14 @@ class WindowInstruments:
         around a window whose generator starts and ends with it: a continuous load's are read
         around the whole load (server.continuous_run). A read that fails leaves the window
         without the count, with a warning."""
-        if not (self.run.waits or {}).get("proven") or self.run.continuous:
+        if self.run.continuous:
             return None
-        try:
-            return waits_proof.read(self.run.target)
-        except (OSError, waits_proof.WaitsError) as err:
+        found = waits_proof.read_if_proven(self.run.waits, self.run.target)
+        if isinstance(found, str):
             self.run.warnings.append(f"the server's wait totals could not be read around the "
-                                     f"window: {err}")
+                                     f"window: {found}")
             return None
+        return found
 
     def jit_share(self) -> float | None:
         """The compiler threads' CPU ÷ the server's CPU over the window (None: no JIT)."""

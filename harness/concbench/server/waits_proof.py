@@ -103,12 +103,13 @@ def verification_problem(before: WaitsCount, after: WaitsCount, requests: int,
 
 
 def window_check(window: tuple[int, int, int], after: WaitsCount, params: dict[str, Any],
-                 least: int, most: int) -> tuple[dict[str, Any], str | None]:
+                 least: int, most: int, where: str = "in the measured window"
+                 ) -> tuple[dict[str, Any], str | None]:
     """Every ok response of the window made one wait of each kind, at most the requests in
     flight more (`least`, `most`: the bounds server.load_checks gives the backend's calls)."""
     record = {"waits": dict(zip(KINDS, window)), "waits_range": [least, most],
               "min_us": dict(zip(KINDS, after.min_us))}
-    problems = [f"{n} {kind} waits in the measured window (expected {least}-{most}: one per "
+    problems = [f"{n} {kind} waits {where} (expected {least}-{most}: one per "
                 "response; a wait skipped, or merged into another, falls short)"
                 for kind, n in zip(KINDS, window) if not least <= n <= most]
     problems += _short_waits(after, params)
@@ -141,28 +142,28 @@ class WaitsVerification:
             self.record["why"] = f"GET {PATH} answered 404"
             return (f"GET {PATH} answered 404: the server does not prove its in-process waits "
                     "(docs/contract.md, Proof of the waits)")
-        try:
-            after = read(self._target)
-        except (OSError, WaitsError) as err:
-            return f"GET {PATH}: {err}"
-        if after is None:
-            return f"GET {PATH} answered 404 after it had answered 200"
+        after = read_or_problem(self._target)
+        if isinstance(after, str):
+            return after
         problem = verification_problem(self._before, after, requests, params)
         self.record = {"proven": problem is None, "verification": after.to_dict()}
         return f"in-process waits: {problem}" if problem else None
+
+
+def read_or_problem(target: tuple[str, int]) -> "WaitsCount | str":
+    """The totals of a server that has served them before, or what went wrong (a str)."""
+    try:
+        found = read(target)
+    except (OSError, WaitsError) as err:
+        return f"GET {PATH}: {err}"
+    return found if found is not None else f"GET {PATH} answered 404 after it had answered 200"
 
 
 def read_if_proven(waits: dict[str, Any] | None,
                    target: tuple[str, int]) -> "WaitsCount | str | None":
     """The totals now, where verification proved them (None otherwise); the problem (a str)
     when the read fails."""
-    if not (waits or {}).get("proven"):
-        return None
-    try:
-        found = read(target)
-    except (OSError, WaitsError) as err:
-        return f"GET {PATH}: {err}"
-    return found if found is not None else f"GET {PATH} answered 404 after it had answered 200"
+    return read_or_problem(target) if (waits or {}).get("proven") else None
 
 
 def whole_load_check(before: "WaitsCount | str", after: "WaitsCount | str",
@@ -174,6 +175,6 @@ def whole_load_check(before: "WaitsCount | str", after: "WaitsCount | str",
         if isinstance(found, str):
             return {"scope": "load"}, f"in-process waits: {found}"
     assert isinstance(before, WaitsCount) and isinstance(after, WaitsCount)
-    record, problem = window_check(after.since(before), after, params, least, most)
-    return {"scope": "load", **record}, problem and problem.replace(
-        "in the measured window", "over the load")
+    record, problem = window_check(after.since(before), after, params, least, most,
+                                   where="over the load")
+    return {"scope": "load", **record}, problem
