@@ -1,8 +1,9 @@
-"""The Erlang servers on both stacks (issue 26): the hand-written gen_tcp loop (`erlang`) and OTP's
-inets httpd (`erlang-inets`, chosen by --server=inets) answer the contract's routes alike, bad
-ids and unknown paths with the same 404 body, keep the connection open after a 200 (httpd's
-request handler closes it on any exit signal, such as a finished linked call's), and stop with
-exit 0 on SIGTERM."""
+"""The Erlang servers on every stack (issues 26 and 45): the hand-written gen_tcp loop (`erlang`),
+OTP's inets httpd (`erlang-inets`, chosen by --server=inets) and Yaws in embedded mode
+(`erlang-yaws`, --server=yaws) answer the contract's routes alike, bad ids and unknown paths with
+the same 404 body, keep the connection open after a 200 (httpd's request handler closes it on any
+exit signal, such as a finished linked call's), and stop with exit 0 on SIGTERM. Yaws reports the
+settings it runs with, read back from the running server, and writes no log file."""
 
 from __future__ import annotations
 
@@ -40,8 +41,21 @@ def _start(server: str, workload: str, port: int) -> tuple[subprocess.Popen, dic
 
 
 
+STACKS = ("gen_tcp", "inets", "yaws")
+SERVER_NAMES = {"gen_tcp": "gen_tcp", "inets": "inets httpd", "yaws": "yaws embedded"}
+"""--server= of each stack, and how its ready line's runtime.server begins."""
+
+
+def _logs(folder: Path) -> list[str]:
+    """Log files a server left in its folder (Yaws' default logdir and docroot are "." and www:
+    <server>.access, <server>.auth and report.log; httpd's error_log/transfer_log)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                  if p.suffix in (".access", ".auth", ".log") or p.name.endswith("_log"))
+
+
 def _answers(server: str, workload: str, paths: list[str]) -> tuple[dict, dict]:
     port = _free_port()
+    before = _logs(FOLDER)
     proc, runtime = _start(server, workload, port)
     try:
         answers = {p: _get(port, p) for p in paths}
@@ -54,7 +68,12 @@ def _answers(server: str, workload: str, paths: list[str]) -> tuple[dict, dict]:
     finally:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=10)
-    assert code == 0, proc.stderr.read()[-2000:]
+    stderr = proc.stderr.read()
+    assert code == 0, stderr[-2000:]
+    # nothing per request (Yaws' one start-up report aside): the SIGTERM notice ends stderr
+    assert stderr.strip().endswith("concbench-erlang: SIGTERM received, halting"), stderr[-2000:]
+    assert not any(p in stderr for p in ("GET", "/hello", "/user/", "/nope")), stderr[-2000:]
+    assert _logs(FOLDER) == before  # no access, auth or error log (Yaws writes them by default)
     return answers, runtime
 
 
@@ -67,12 +86,13 @@ def erlang_built(real_bench):
 
 
 @pytest.mark.parametrize("workload, good", [("http-hello", "/hello"), ("http-aggregate", "/user/42")])
-def test_both_stacks_answer_alike_and_bad_ids_are_404(erlang_built, processes, workload, good):
-    by_stack = {s: _answers(s, workload, [good, *BAD_PATHS]) for s in ("gen_tcp", "inets")}
-    assert by_stack["gen_tcp"][1]["server"].startswith("gen_tcp")
-    assert by_stack["inets"][1]["server"].startswith("inets httpd")
-    gen_tcp, inets = by_stack["gen_tcp"][0], by_stack["inets"][0]
-    assert gen_tcp == inets
+def test_every_stack_answers_alike_and_bad_ids_are_404(erlang_built, processes, workload, good):
+    by_stack = {s: _answers(s, workload, [good, *BAD_PATHS]) for s in STACKS}
+    for stack, (_, runtime) in by_stack.items():
+        assert runtime["server"].startswith(SERVER_NAMES[stack]), (stack, runtime)
+    gen_tcp = by_stack["gen_tcp"][0]
+    for stack in STACKS[1:]:
+        assert by_stack[stack][0] == gen_tcp, stack
     assert gen_tcp[good][0] == 200
     for path in BAD_PATHS:
         assert gen_tcp[path] == (404, "text/plain", b"not found\n"), path
@@ -86,9 +106,21 @@ def test_both_stacks_answer_alike_and_bad_ids_are_404(erlang_built, processes, w
             assert json.loads(body)["name"] == f"User-{id_}"
 
 
+def test_yaws_reports_the_settings_it_runs_with(erlang_built, processes):
+    """The ready line's yaws_config is read back from the running Yaws (yaws_api:getconf), so a
+    setting that did not take shows there: every log off, the listen options, the limits."""
+    _, runtime = _answers("yaws", "http-hello", ["/hello"])
+    assert runtime["yaws"] == "2.1.1", runtime
+    assert runtime["yaws_config"] == {
+        "appmods": "/ -> concbench_yaws", "acceptor_pool_size": 8, "max_connections": "nolimit",
+        "keepalive_timeout_ms": 60000, "keepalive_maxuses": "nolimit", "backlog": 4096,
+        "nodelay": True, "access_log": False, "auth_log": False, "deflate": False,
+        "copy_error_log": False, "process_options": "[]"}, runtime
+
+
 def test_an_unknown_stack_is_bad_input(erlang_built):
     done = subprocess.run([str(FOLDER / "run-erlang"), "--server=cowboy", "http-hello", "--port=1",
                            "--bind=127.0.0.1", "--pool-size=0"], cwd=FOLDER, capture_output=True,
                           text=True, timeout=60)
-    assert done.returncode == 2 and "want gen_tcp or inets" in done.stderr, done.stderr
+    assert done.returncode == 2 and "want gen_tcp, inets or yaws" in done.stderr, done.stderr
     assert not done.stdout

@@ -1,8 +1,8 @@
-"""docs/contract.md's "Error answers" on the JVM, Node and Python servers (issue 26): a bad
-/user/ id or an unknown path is 404, never 400 and never 200; ids from 1 to 2^53 - 1 (leading
-zeros allowed) are served; every error answer carries Content-Length (no chunked encoding) and
-leaves the keep-alive connection open. Each server runs from its manifest's command line on
-127.0.0.1 and is stopped with SIGTERM."""
+"""docs/contract.md's "Error answers" on the JVM, Node, Python and Yaws servers (issues 26 and
+45): a bad /user/ id or an unknown path is 404, never 400 and never 200; ids from 1 to 2^53 - 1
+(leading zeros allowed) are served; every error answer carries Content-Length (no chunked
+encoding) and leaves the keep-alive connection open. Each server runs from its manifest's command
+line on 127.0.0.1 and is stopped with SIGTERM."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ T = TypeVar("T")
 CONTENDERS_DIR = Path(__file__).resolve().parent.parent / "contenders"
 SERVERS = ["kotlin-coroutines", "kotlin-coroutines-cio", "java-platform", "java-virtual",
            "spring-mvc", "spring-webflux", "java-helidon", "node", "python-asyncio",
-           "python-uvloop"]
+           "python-uvloop", "erlang-yaws"]
 BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/1x", "/user/",
              "/user/9007199254740992", "/user/99999999999999999999", "/user/1/x", "/nope"]
 GOOD_IDS = {"/user/42": 42, "/user/007": 7, "/user/9007199254740991": 9007199254740991}
@@ -37,7 +37,10 @@ AGGREGATE = ["--base-ms=1", "--detail-ms=1", "--extra-ms=1", "--downstream=inpro
 def _command(name: str, java: Path) -> tuple[Path, list[str]]:
     contender = manifest.discover(CONTENDERS_DIR)[name]
     tools = {"{java}": str(java), "{node}": shutil.which("node") or "node"}
-    return contender.toolchain.folder, [tools.get(a, a) for a in contender.run]
+    argv = [tools.get(a, a) for a in contender.run]
+    if (contender.toolchain.folder / argv[0]).is_file():  # a script of the folder (run-erlang)
+        argv[0] = str(contender.toolchain.folder / argv[0])
+    return contender.toolchain.folder, argv
 
 
 def _get(conn: http.client.HTTPConnection, path: str) -> tuple[int, dict[str, str], bytes]:

@@ -78,9 +78,12 @@ def missing(name: str) -> str | None:
 
 
 def _apt_install(package: str, log: Path) -> bool:
+    """apt-get install `package`: one Debian package, or several separated by spaces (a
+    manifest's `packages` value such as "erlang-inets erlang-yaws"), in one command."""
+    names = package.split()
     with log.open("a") as sink:
-        for argv in (["apt-get", "install", "-y", "-q", package],
-                     ["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", package]):
+        for argv in (["apt-get", "install", "-y", "-q", *names],
+                     ["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *names]):
             env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
             try:
                 code = subprocess.run(argv, stdout=sink, stderr=subprocess.STDOUT, env=env,

@@ -5,11 +5,12 @@
 %% serves HTTP until SIGTERM. As docs/contract.md specifies:
 %%
 %%   run-erlang <workload> --<param>=<value> ... --warmup=<W> --iterations=<N>
-%%   run-erlang [--server=gen_tcp|inets] http-<name> --port=<P> --bind=<ADDR> --<param>=<value> ...
+%%   run-erlang [--server=gen_tcp|inets|yaws] http-<name> --port=<P> --bind=<ADDR> --<param>=<value> ...
 %%
 %% --server picks the HTTP stack of the server workloads (the manifest's run of
 %% each contender gives it): gen_tcp, the hand-written loop (concbench_http,
-%% the default), or inets, OTP's httpd (concbench_httpd).
+%% the default), inets, OTP's httpd (concbench_httpd), or yaws, Yaws in
+%% embedded mode (concbench_yaws).
 %% run-erlang execs `erl ... -s concbench main -extra <args>`; main/0 reads the
 %% arguments after -extra. Exit 2 on bad input, 1 on any other failure.
 -module(concbench).
@@ -20,7 +21,8 @@
 %% Each workload module exports params/0 (every parameter it takes, all
 %% required) and either setup/1 (batch: returns a fun(Index) -> {ElapsedNs,
 %% Result}) or serve/2 (server, given the stack's module: never returns).
--define(SERVERS, [{"gen_tcp", concbench_http}, {"inets", concbench_httpd}]).
+-define(SERVERS, [{"gen_tcp", concbench_http}, {"inets", concbench_httpd},
+                  {"yaws", concbench_yaws}]).
 -define(WORKLOADS, [{"fanout", concbench_fanout, batch},
                     {"sleep-tasks", concbench_sleep_tasks, batch},
                     {"spawn-idle", concbench_spawn_idle, batch},
@@ -65,11 +67,11 @@ die(Code, Msg) ->
 %% warmup and iterations for batch workloads) are given, each once, as
 %% --name=value. It returns the job to run.
 parse_args([]) ->
-    {error, "usage: run-erlang [--server=gen_tcp|inets] <workload> --<param>=<value> ... "
+    {error, "usage: run-erlang [--server=gen_tcp|inets|yaws] <workload> --<param>=<value> ... "
             "[--warmup=<W> --iterations=<N>]"};
 parse_args(["--server=" ++ Name | Args]) ->
     case lists:keyfind(Name, 1, ?SERVERS) of
-        false -> {error, io_lib:format("--server=~s: want gen_tcp or inets", [Name])};
+        false -> {error, io_lib:format("--server=~s: want gen_tcp, inets or yaws", [Name])};
         {_, Server} -> parse_args(Args, Server, explicit)
     end;
 parse_args(Args) ->

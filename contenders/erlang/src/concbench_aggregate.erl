@@ -30,8 +30,9 @@ params() ->
     ["port", "bind", "base-ms", "detail-ms", "extra-ms", "downstream", "backend-host", "backend-port",
      "pool-size"].
 
-%% serve: Server is the stack's module, concbench_http (gen_tcp) or
-%% concbench_httpd (inets httpd); both take the same handler.
+%% serve: Server is the stack's module, concbench_http (gen_tcp),
+%% concbench_httpd (inets httpd) or concbench_yaws (Yaws); all take the same
+%% handler.
 serve(P, Server) ->
     Port = concbench:port(P),
     Ip = concbench:ipv4(P, "bind"),
@@ -120,8 +121,10 @@ handle(Id, {Base, Detail, Extra}) ->
 
 %% unlink_done: drop the link to a call that has answered, and its exit signal if
 %% it already came as a message. httpd's request handler traps exits and stops
-%% (closing the connection) on any {'EXIT', _, _}, even a normal one; the gen_tcp
-%% connection process does not trap exits, so there is nothing to flush there.
+%% (closing the connection) on any {'EXIT', _, _}, even a normal one; Yaws'
+%% connection process traps exits while it serves a request (and flushes its
+%% mailbox after each); the gen_tcp connection process does not trap exits, so
+%% there is nothing to flush there.
 unlink_done(Pid) ->
     true = unlink(Pid),
     receive {'EXIT', Pid, _} -> ok after 0 -> ok end.

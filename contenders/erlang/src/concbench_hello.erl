@@ -6,8 +6,9 @@
 params() ->
     ["port", "bind", "pool-size"].
 
-%% serve: Server is the stack's module, concbench_http (gen_tcp) or
-%% concbench_httpd (inets httpd); both take the same handler.
+%% serve: Server is the stack's module, concbench_http (gen_tcp),
+%% concbench_httpd (inets httpd) or concbench_yaws (Yaws); all take the same
+%% handler.
 serve(P, Server) ->
     Port = concbench:port(P),
     Ip = concbench:ipv4(P, "bind"),

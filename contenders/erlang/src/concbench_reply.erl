@@ -1,12 +1,13 @@
-%% The answers both servers give (gen_tcp's concbench_http, inets httpd's
-%% concbench_httpd): a handler returns {Code, ContentType, Body} and each server
-%% writes it in its own way, so the two stacks answer with the same bodies.
+%% The answers every server gives (gen_tcp's concbench_http, inets httpd's
+%% concbench_httpd, Yaws' concbench_yaws): a handler returns {Code, ContentType,
+%% Body} and each server writes it in its own way, so the stacks answer with the
+%% same bodies.
 %%
 %% Error answers follow docs/contract.md ("Error answers"): a path that is not a
 %% route, and /user/{id} whose id is not a user id (digits, 1 to 2^53 - 1), are
 %% 404, never 400; a failed downstream call 502; another method 405. The body is
 %% the stack's own choice (the harness does not compare it); here every error
-%% answer, on both workloads and both stacks, is text/plain with its reason
+%% answer, on both workloads and every stack, is text/plain with its reason
 %% phrase in lower case and a newline ("not found\n"), and the connection stays
 %% open after it.
 -module(concbench_reply).
