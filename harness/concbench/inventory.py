@@ -35,7 +35,10 @@ def show(contenders: dict[str, Contender]) -> None:
         name = contender.name
         if contender.variant_of:
             name += f" [dim](variant of {contender.variant_of})[/]"
-            on = f" on {pin.label}" if pin is not None else ""
+            base = contenders.get(contender.variant_of)
+            on = f" on {pin.label}" if pin is not None else \
+                f" on the installed {contender.toolchain.name}" if base is not None and \
+                base.toolchain.pin is not None else ""
             reasons.append(f"{contender.name}: a variant of {contender.variant_of}{on} for "
                            f"{', '.join(contender.workloads)} only (runs when named)")
         table.add_row(name, *marks, available)

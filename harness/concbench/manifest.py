@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,8 +31,9 @@ class Toolchain:
     other_version: toolchain_pins.OtherVersion | None = field(default=None, compare=False)
     """Where another version of its tool comes from, for variants that name one."""
     pin: toolchain_pins.Pin | None = None
-    """Set on the toolchain derived for a variant's `toolchain_version` (`<name>@<version>`):
-    that version and its source."""
+    """Set on a toolchain derived for a pinned version (`<name>@<version>`), the defaults'
+    (`[toolchain] toolchain_version`) or a variant's (its `toolchain_version`): that version
+    and its source. None: the tool the machine has."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,7 @@ def load_manifest(path: Path) -> list[Contender]:
     if "other_version" in tc:
         toolchain = replace(toolchain, other_version=_other_version(
             tc["other_version"], toolchain.requires, f"{path}: toolchain.other_version"))
+    default = _default_toolchain(tc, toolchain, f"{path}: toolchain.toolchain_version")
     contenders: dict[str, Contender] = {}
     for name, entry in doc.get("contenders", {}).items():
         where = f"{path}: contenders.{name}"
@@ -169,7 +172,8 @@ def load_manifest(path: Path) -> list[Contender]:
         contenders[name] = Contender(
             name=name,
             style=str(entry.get("style", "")),
-            toolchain=_toolchain_of(entry, base, toolchain, f"{where}.toolchain_version"),
+            toolchain=_toolchain_of(entry, base, toolchain, default,
+                                    f"{where}.toolchain_version"),
             run=run,
             workloads=_strings(entry.get("workloads", []), f"{where}.workloads"),
             pooled=frozenset(_strings(entry.get("pooled", []), f"{where}.pooled")),
@@ -195,16 +199,54 @@ def _other_version(raw: Any, requires: tuple[str, ...],
     return toolchain_pins.parse(raw, requires, where, lists)
 
 
+def _default_toolchain(raw: dict[str, Any], toolchain: Toolchain, where: str) -> Toolchain:
+    """What the contenders run on unless a variant names another version: the toolchain as
+    declared (the machine's tool), or the version `[toolchain] toolchain_version` pins, built
+    by the `[toolchain]`'s own commands into its own outputs (`<name>@<version>`)."""
+    if "toolchain_version" not in raw:
+        return toolchain
+    if raw["toolchain_version"] == toolchain_pins.INSTALLED:
+        raise UserError(f"{where} = {toolchain_pins.INSTALLED!r}: leave it out for the tool "
+                        f"the machine has, or name a version such as \"1.27.4\"")
+    return toolchain_pins.derive(toolchain, raw["toolchain_version"], where, own_recipe=True)
+
+
 def _toolchain_of(entry: dict[str, Any], base: Contender | None, toolchain: Toolchain,
-                  where: str) -> Toolchain:
-    """The manifest's toolchain; a variant's `toolchain_version` derives its own from it
-    (`<name>@<version>`), and a variant of such a variant keeps its base's."""
+                  default: Toolchain, where: str) -> Toolchain:
+    """The toolchain's default (`default`: `toolchain` itself, or its pinned version); a
+    variant's `toolchain_version` derives its own from `toolchain` (`<name>@<version>`) or,
+    with "installed", takes `toolchain` unpinned; a variant of such a variant keeps its
+    base's."""
     if "toolchain_version" not in entry:
-        return base.toolchain if base else toolchain
+        return base.toolchain if base else default
     if base is None:
         raise UserError(f"{where}: only a variant (variant_of) runs on another toolchain "
-                        f"version; the default stays the toolchain's own")
-    return toolchain_pins.derive(toolchain, entry["toolchain_version"], where)
+                        f"version; the defaults' is [toolchain] toolchain_version")
+    version = entry["toolchain_version"]
+    if version == toolchain_pins.INSTALLED:
+        if default.pin is None:
+            raise UserError(f"{where} = {version!r}: the toolchain's defaults run on the "
+                            f"installed {toolchain.name} already (no [toolchain] "
+                            f"toolchain_version): leave it out")
+        _check_outputs_apart(toolchain, default, where)
+        return toolchain
+    if default.pin is not None and version == default.pin.version:
+        raise UserError(f"{where} = {version!r} is the version the toolchain's defaults run "
+                        f"on ([toolchain] toolchain_version): leave it out")
+    return toolchain_pins.derive(toolchain, version, where)
+
+
+def _check_outputs_apart(installed: Toolchain, default: Toolchain, where: str) -> None:
+    """The installed tool's build shares the defaults' recipe and outputs: only a build that
+    writes none of them (node's syntax check: its outputs are sources) may serve both, or one
+    toolchain's binary would pass for the other's."""
+    written = [out for out in installed.outputs
+               if not any(fnmatch.fnmatchcase(out, pattern) for pattern in installed.inputs)]
+    if written:
+        raise UserError(f"{where} = {toolchain_pins.INSTALLED!r}: {installed.name}'s build "
+                        f"writes {', '.join(written)}, which the defaults' {default.name} "
+                        f"writes too; name the installed release's version instead (its own "
+                        f"outputs, from [toolchain.other_version])")
 
 
 def _variant_base(raw: Any, earlier: dict[str, Contender], where: str) -> Contender | None:

@@ -71,15 +71,17 @@ def _go_toolchain(pin: Pin, tools: ToolEnv, cache: Path, say: Say) -> Provided |
 
 
 def _go_fetched(go: str, env: dict[str, str], name: str) -> bool:
-    """Whether the module cache holds that toolchain already (only to say so before a wait)."""
+    """Whether that release is the installed go itself (GOTOOLCHAIN naming the local release
+    runs it: go-1.26 on a machine with Go 1.26.8) or the module cache holds it already (only
+    to say so before a wait)."""
     try:
-        out = subprocess.run([go, "env", "GOMODCACHE", "GOHOSTOS", "GOHOSTARCH"], env=env,
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run([go, "env", "GOMODCACHE", "GOHOSTOS", "GOHOSTARCH", "GOVERSION"],
+                             env=env, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return False
     fields = out.stdout.split()
-    return len(fields) == 3 and (Path(fields[0]) / "golang.org" / (
-        f"toolchain@v0.0.1-{name}.{fields[1]}-{fields[2]}")).is_dir()
+    return len(fields) == 4 and (fields[3] == name or (Path(fields[0]) / "golang.org" / (
+        f"toolchain@v0.0.1-{name}.{fields[1]}-{fields[2]}")).is_dir())
 
 
 def _pip_install(pin: Pin, target: Path, say: Say) -> str | None:

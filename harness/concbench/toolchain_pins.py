@@ -1,11 +1,15 @@
-"""Another version of a toolchain, for a variant that names one (`toolchain_version`).
+"""A pinned version of a toolchain's tool: the defaults' (`[toolchain] toolchain_version`) or a
+variant's (`toolchain_version` in its entry).
 
 A manifest's `[toolchain.other_version]` says once where any version of its tool comes from
-(the Go module proxy, PyPI, pyenv) and how such a build differs from the default one (its own
-outputs, its own version commands); a variant then takes a version with one key. The variant
-gets a toolchain of its own, `<toolchain>@<version>`: built once, cached under its own key,
-recorded under its own name in the results' `toolchains`. Where the tool is fetched from is
-concbench.toolchain_fetch; this module only reads and checks the manifest.
+(the Go module proxy, PyPI, pyenv) and how a variant's build differs from the default one (its
+own outputs, its own version commands); a variant then takes a version with one key. A pinned
+version gets a toolchain of its own, `<toolchain>@<version>`: built once, cached under its own
+key, recorded under its own name in the results' `toolchains`. When the defaults run on a
+pinned version (node on Node 24 from PyPI, go built by Go 1.27 from the module proxy), they
+keep the `[toolchain]`'s own build and outputs, and a variant reaches the machine's own tool
+with `toolchain_version = "installed"` (the manifest's toolchain, unpinned). Where the tool is
+fetched from is concbench.toolchain_fetch; this module only reads and checks the manifest.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ SOURCES = {
     "pyenv": "an interpreter that pyenv installed ($PYENV_ROOT/versions/<version>)",
 }
 """Where another version can come from; the value says how (docs/contract.md)."""
+
+INSTALLED = "installed"
+"""A variant's `toolchain_version` for the tool the machine has (the `[toolchain]` as declared,
+no pin), where the toolchain's defaults run on a pinned version."""
 
 _KEYS = ("source", "tool", "package", "path", "sha256", "build", "outputs", "version")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -135,13 +143,16 @@ def _with(version: str, items: tuple[Any, ...]) -> tuple[Any, ...]:
                  for item in items)
 
 
-def derive(tc: T, version: Any, where: str) -> T:
-    """The toolchain `<name>@<version>` of a variant's `toolchain_version`."""
+def derive(tc: T, version: Any, where: str, own_recipe: bool = False) -> T:
+    """The toolchain `<name>@<version>`: a variant's `toolchain_version`, built by
+    `[toolchain.other_version]`'s build, outputs and version where it gives them; with
+    `own_recipe`, the defaults' (`[toolchain] toolchain_version`), built by the `[toolchain]`'s
+    own, so their outputs and run commands are what the manifest names."""
     recipe = tc.other_version
     if recipe is None:
         raise UserError(f"{where}: toolchain {tc.name!r} has no [toolchain.other_version] "
                         f"saying where another version comes from")
-    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+    if not isinstance(version, str) or not _VERSION.fullmatch(version) or version == INSTALLED:
         raise UserError(f"{where} = {version!r} must be a version such as \"1.27.4\" "
                         f"(letters, digits, '.', '+', '_', '-')")
     if recipe.source == "pypi" and recipe.sha256 and version not in dict(recipe.sha256):
@@ -154,13 +165,15 @@ def derive(tc: T, version: Any, where: str) -> T:
     # the tool, so the default one need not be installed.
     requires = tc.requires if recipe.source == "go-toolchain" else tuple(
         r for r in tc.requires if r != recipe.tool)
+    build, outputs, versions = (tc.build_commands, tc.outputs, tc.version_commands) \
+        if own_recipe else (
+            recipe.build if recipe.build is not None else tc.build_commands,
+            recipe.outputs if recipe.outputs is not None else tc.outputs,
+            recipe.version if recipe.version is not None else tc.version_commands)
     return dataclasses.replace(
         tc, name=f"{tc.name}@{version}", requires=requires, other_version=None, pin=pin,
-        build_commands=_with(version, recipe.build if recipe.build is not None
-                             else tc.build_commands),
-        outputs=_with(version, recipe.outputs if recipe.outputs is not None else tc.outputs),
-        version_commands=_with(version, recipe.version if recipe.version is not None
-                               else tc.version_commands))
+        build_commands=_with(version, build), outputs=_with(version, outputs),
+        version_commands=_with(version, versions))
 
 
 def family(toolchain_name: str) -> str:

@@ -9,6 +9,11 @@ result set, as new ÷ old of the cell's headline figure.
   same way). A variant whose base did not run, or ran with other parameters, is listed as not
   compared; variants on their base's toolchain (go-fasthttp, the twins) are no upgrade and
   are left out.
+- **Old and new** are the two toolchains' releases: the version a derived toolchain's name
+  pins (go@1.27.4), else the first its version commands printed in the results' `toolchains`
+  (node's "v20.20.2"). A variant on an older release than its base is the old side (go-1.26
+  beside go once go's default moved to Go 1.27), one on a newer release the new side (go-1.27
+  beside go before it did); where a release cannot be read, the variant is the new side.
 - **The figure** is the one the summary heads the case with (concbench.report.summary: time,
   or events/s for channel; requests/s for a closed-loop server, the server's CPU per request
   at an open loop's rate, capacity for a search), read the summary's way: one value per
@@ -23,6 +28,7 @@ result set, as new ÷ old of the cell's headline figure.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -41,12 +47,14 @@ VERDICTS = {"memory": ("smaller", "larger"), "p99": ("lower p99", "higher p99"),
 
 @dataclass(frozen=True)
 class Pair:
-    base: CellResult
-    variant: CellResult
+    old: CellResult
+    """The cell on the older release: the base, or the variant that keeps the release its
+    base moved on from."""
+    new: CellResult
     metric: SummaryMetric | None
     """The summary's headline of the case; None when the summary has none for it."""
     test: RatioTest | None
-    """variant ÷ base; None without a value on a side."""
+    """new ÷ old; None without a value on a side."""
     held: str | None
     """Why the summary ranks neither figure, if it does not (a flag of one of the cells)."""
 
@@ -94,15 +102,34 @@ def _recorded(cells: list[CellResult]) -> Callable[[CellResult], str | None]:
         else declared.get(c.contender)
 
 
-def _pair(base: CellResult, variant: CellResult) -> Pair:
-    cases = summaries([base, variant])
+_RELEASE = re.compile(r"\d+(?:\.\d+)+")
+
+
+def release(cell: CellResult, toolchains: dict[str, Any]) -> tuple[int, ...] | None:
+    """The release the cell's toolchain is: the version its name pins (go@1.27.4), else the
+    first one its version commands printed ("go version go1.26.8 linux/amd64", "v20.20.2")."""
+    name = str(cell.metadata.get("toolchain") or "")
+    _, at, pinned = name.partition("@")
+    recorded = ((toolchains.get(name) or {}).get("versions") or {}) if name else {}
+    for text in [pinned] if at else [str(v) for v in recorded.values()]:
+        found = _RELEASE.search(text)
+        if found:
+            return tuple(int(n) for n in found.group().split("."))
+    return None
+
+
+def _pair(base: CellResult, variant: CellResult, toolchains: dict[str, Any]) -> Pair:
+    rb, rv = release(base, toolchains), release(variant, toolchains)
+    old, new = (variant, base) if rb is not None and rv is not None and rv < rb \
+        else (base, variant)
+    cases = summaries([old, new])
     if not cases:
-        return Pair(base, variant, None, None, None)
+        return Pair(old, new, None, None, None)
     case = cases[0]
     held = [f"{s.contender}: {s.status}" for s in case.standings if s.status != "ok"]
-    sb, sv = case.metric.samples(base), case.metric.samples(variant)
-    test = ratio_test(sb, sv) if sb and sv else None
-    return Pair(base, variant, case.metric, test, "; ".join(held) or None)
+    so, sn = case.metric.samples(old), case.metric.samples(new)
+    test = ratio_test(so, sn) if so and sn else None
+    return Pair(old, new, case.metric, test, "; ".join(held) or None)
 
 
 def _why_not(cell: CellResult, base: str, cells: list[CellResult]) -> str:
@@ -132,8 +159,9 @@ def _upgrade(cell: CellResult, base: str, cells: list[CellResult]) -> bool:
 def upgrades(doc: ResultsDocument) -> Upgrades:
     cells = list(doc.cells)
     base_of = _recorded(cells)
-    found = [_pair(b, v) for b, v in pairs(cells, base_of) if _toolchain(b) != _toolchain(v)]
-    paired = {p.variant.key for p in found}
+    upgraded = [(b, v) for b, v in pairs(cells, base_of) if _toolchain(b) != _toolchain(v)]
+    found = [_pair(b, v, doc.toolchains) for b, v in upgraded]
+    paired = {v.key for _, v in upgraded}
     unpaired = tuple((c, _why_not(c, name, cells)) for c in cells
                      if (name := base_of(c)) and c.key not in paired
                      and _upgrade(c, name, cells))
@@ -158,15 +186,15 @@ def _figure(pair: Pair) -> str:
     if pair.metric is None:
         return "–"
     if pair.metric.name == "rate":
-        unit = pair.base.metadata.get("throughput_unit") or "units"
+        unit = pair.old.metadata.get("throughput_unit") or "units"
         return f"{unit}/s"
     return pair.metric.title
 
 
 def _names(pair: Pair) -> str:
-    text = f"{pair.base.contender} → {pair.variant.contender}"
-    tb, tv = (c.metadata.get("toolchain") for c in (pair.base, pair.variant))
-    return text + (f" ({tb} → {tv})" if tb and tv and tb != tv else "")
+    text = f"{pair.old.contender} → {pair.new.contender}"
+    to, tn = (c.metadata.get("toolchain") for c in (pair.old, pair.new))
+    return text + (f" ({to} → {tn})" if to and tn and to != tn else "")
 
 
 def report(doc: ResultsDocument) -> str:
@@ -186,7 +214,7 @@ def report(doc: ResultsDocument) -> str:
                      f"process; a verdict at a false-discovery rate of 5 % over the "
                      f"{len(tested)} tests (Benjamini–Hochberg: {said}): {called} called.")
     if found.pairs:
-        lines += ["", "| workload | params | base → variant | figure | processes | new ÷ old | "
+        lines += ["", "| workload | params | old → new | figure | processes | new ÷ old | "
                   "95 % interval | p | verdict |", "|---|---|---|---|---|---|---|---|---|"]
     for p in found.pairs:
         t = p.test
@@ -194,7 +222,7 @@ def report(doc: ResultsDocument) -> str:
         ratio = f"{t.ratio:.3f}" if t else "–"
         ci = f"{t.ci95[0]:.3f}–{t.ci95[1]:.3f}" if t and t.ci95 else "–"
         pv = f"{t.p_value:.3g}" if t and t.p_value is not None else "–"
-        lines.append(f"| {p.base.workload} | {_params_text(p.base)} | {_names(p)} | "
+        lines.append(f"| {p.old.workload} | {_params_text(p.old)} | {_names(p)} | "
                      f"{_figure(p)} | {n} | {ratio} | {ci} | {pv} | {found.verdict(p)} |")
     if found.unpaired:
         lines += ["", "Not compared:", ""]
