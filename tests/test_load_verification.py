@@ -90,6 +90,23 @@ def test_short_or_empty_bodies_under_load_are_invalid(fake_bench, contender, loa
     assert cell["runs"][0]["server"]["verification"][0]["status"] == 200
 
 
+def test_a_continuous_loads_samples_begin_with_its_warm_up(fake_bench, oha):
+    """One continuous load: the harness's checked requests are part of the load the server
+    warms up on (a JIT sees them in the warm-up, not first in the window), and the window
+    still gets its own; the window's accounting counts only those sent in it."""
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
+                     "loadgen=oha", "--param", "connections=8", "--param", "duration-s=1",
+                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
+    assert res.code == 0, res.stderr
+    (cell,) = fake_bench.last()["cells"]
+    assert cell["status"] == "ok", cell["reason"]
+    server = cell["runs"][0]["server"]
+    assert server["continuous"] is not None
+    sampled = server["under_load"]["sampled"]  # every 0.5 s: 2 s of warm-up, a 1 s window
+    assert sampled["before_window"] >= 2, sampled
+    assert sampled["checked"] - sampled["before_window"] >= 1 and sampled["wrong"] == 0, sampled
+
+
 def test_same_length_wrong_bodies_under_load_are_invalid(fake_bench, oha):
     """Sizes pass (each response's and the mean), the checked requests before and after the
     load would pass (each on a fresh connection): only the bodies sampled in the window tell (the

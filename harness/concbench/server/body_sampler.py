@@ -9,9 +9,16 @@ the whole answer as verification does (the workload's check: status, headers, bo
 The requests go on one connection of their own, kept alive when the load keeps its
 connections alive, so they ride the same server path as the load's later requests (a server
 that answered only a connection's first request honestly would fail them); without keep-alive
-each goes on a fresh connection, as the load's do. At most SAMPLES_MOST per window: ≤ 2
+each goes on a fresh connection, as the load's do. At most SAMPLES_MOST in the window: ≤ 2
 requests/s beside loads of hundreds to hundreds of thousands, too few to move the window's
 figures (each answered sample is recorded, so its share can be read off the results).
+
+A continuous load's sampler starts with its warm-up (`begin`), not with the window
+(`window`): the samples are part of the load the server warms up on. A request the load never
+sends (this client's own header set, its connection) takes code paths the warm-up did not
+run, and a JIT compiles them, or throws compiled code away and compiles it again, inside the
+window, where the compiler's CPU counts against the window's steadiness (docs/servers.md,
+"The harness's own requests and the JIT").
 """
 
 from __future__ import annotations
@@ -43,6 +50,18 @@ class Sampled:
     """Samples that got no answer (a timeout, a refused or closed connection): not a wrong
     body, and the load's own errors say whether the server was failing."""
     first_wrong: str | None
+    before_window: int = 0
+    """Samples sent before the window began (a continuous load's warm-up), in the counts
+    above."""
+
+    @property
+    def sent(self) -> int:
+        """Every request the sampler sent, answered or not."""
+        return self.checked + self.unanswered
+
+    @property
+    def sent_in_window(self) -> int:
+        return self.sent - self.before_window
 
     def problem(self) -> str | None:
         if not self.wrong:
@@ -52,11 +71,13 @@ class Sampled:
 
     def to_dict(self) -> dict[str, Any]:
         return {"checked": self.checked, "wrong": self.wrong, "unanswered": self.unanswered,
-                "first_wrong": self.first_wrong, "every_s": SAMPLE_EVERY_S}
+                "first_wrong": self.first_wrong, "every_s": SAMPLE_EVERY_S,
+                "before_window": self.before_window}
 
 
 class BodySampler:
-    """Begun with the measured window, stopped at its end, read once its counters are."""
+    """Begun with the load's warm-up or with the measured window, stopped at the window's
+    end, read once its counters are."""
 
     def __init__(self, target: tuple[str, int], spec: ServerSpec, params: Params,
                  bounds: Bounds, keepalive: bool, every_s: float = SAMPLE_EVERY_S):
@@ -66,10 +87,21 @@ class BodySampler:
         self._lock = threading.Lock()
         self._counts = {"checked": 0, "wrong": 0, "unanswered": 0}
         self._first_wrong: str | None = None
+        self._before_window: int | None = None
+        """Samples sent when the window began; None until it does."""
         self._thread = threading.Thread(target=self._loop, name="body-sampler", daemon=True)
 
     def begin(self) -> None:
-        self._thread.start()
+        """Start sampling (a continuous load: with its warm-up)."""
+        if not self._thread.is_alive() and not self._stop.is_set():
+            self._thread.start()
+
+    def window(self) -> None:
+        """The measured window begins: sampling starts now unless it already has, and
+        SAMPLES_MOST counts from here."""
+        with self._lock:
+            self._before_window = self._counts["checked"] + self._counts["unanswered"]
+        self.begin()
 
     def stop(self) -> None:
         """No sample starts after this (the window's end); one in flight may still finish."""
@@ -83,13 +115,20 @@ class BodySampler:
             counts, first = dict(self._counts), self._first_wrong
         if self._thread.is_alive():
             counts["unanswered"] += 1
-        return Sampled(counts["checked"], counts["wrong"], counts["unanswered"], first)
+        return Sampled(counts["checked"], counts["wrong"], counts["unanswered"], first,
+                       self._before_window or 0)
+
+    def _in_window(self) -> int | None:
+        with self._lock:
+            if self._before_window is None:
+                return None
+            return self._counts["checked"] + self._counts["unanswered"] - self._before_window
 
     def _loop(self) -> None:
         conn: http_probe.Connection | None = None
         try:
-            for _ in range(SAMPLES_MOST):
-                if self._stop.wait(self.every_s):
+            while not self._stop.wait(self.every_s):
+                if (self._in_window() or 0) >= SAMPLES_MOST:
                     return
                 conn = self._one(conn)
         finally:

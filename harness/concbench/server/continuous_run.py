@@ -17,6 +17,7 @@ import numpy as np
 from concbench.server import connections_held, continuous as cont, load_checks
 from concbench.server import request_log as rl, syscalls_window, waits_proof
 from concbench.server.backend import LatencyBackend
+from concbench.server.body_sampler import BodySampler
 from concbench.server.instruments import WindowInstruments
 from concbench.server.loadgen import LoadError, LoadResult
 from concbench.server.process import ServerProcess
@@ -50,8 +51,10 @@ class Run(Protocol):
 
     def jit_probe(self, proc: ServerProcess) -> Any: ...
 
-    def instruments(self, proc: ServerProcess,
-                    backend: LatencyBackend | None) -> WindowInstruments: ...
+    def body_sampler(self) -> BodySampler: ...
+
+    def instruments(self, proc: ServerProcess, backend: LatencyBackend | None,
+                    sampler: BodySampler | None = None) -> WindowInstruments: ...
 
     def _died(self, proc: ServerProcess, phase: str) -> Failure | None: ...
 
@@ -84,14 +87,20 @@ def run_continuous(run: Run, proc: ServerProcess,
         load = cont.ContinuousLoad(_spec(run), lambda: run._died(proc, "continuous"))
     except LoadError as err:
         return "crash", f"load generator oha failed to start: {err}"
+    # the harness's own checked requests run from the warm-up on, so the window's load is
+    # the load the server warmed up on (server.body_sampler)
+    sampler = run.body_sampler()
     try:
         failure = load.lead_in(_held_now(run), _lead_in_cap(p),
                                cont.lead_in_minimum(float(p["duration-s"]))) \
-            or _unreachable(run, load) \
-            or _warm_up(run, proc, load)
+            or _unreachable(run, load)
         if failure:
             return failure
-        instruments = run.instruments(proc, backend)
+        sampler.begin()
+        failure = _warm_up(run, proc, load)
+        if failure:
+            return failure
+        instruments = run.instruments(proc, backend, sampler)
         instruments.begin()
         t0 = load.begin_window()
         failure = load.hold(float(p["duration-s"]))
@@ -112,6 +121,7 @@ def run_continuous(run: Run, proc: ServerProcess,
     except LoadError as err:
         return run._died(proc, "continuous") or ("crash", f"load generator oha failed: {err}")
     finally:
+        sampler.stop()
         load.close()
     failure = _judge(run, load, log, t0, t1, instruments.jit_share())
     return _check_waits(run, log, waits_before, waits_after, failure)
@@ -124,7 +134,7 @@ def _check_waits(run: Run, log: Any, before: Any, after: Any,
     if before is None or after is None or (failure and failure[0] != "invalid"):
         return failure
     p, sampled = run.req.params, run.sampled
-    extra = sampled.checked + sampled.unanswered if sampled else 0
+    extra = sampled.sent if sampled else 0
     ok = int(np.count_nonzero(log.status == rl.OK_STATUS))
     most = len(log) + load_checks.IN_FLIGHT_ALLOWANCE * p["connections"] + extra
     record, problem = waits_proof.whole_load_check(before, after, p, ok, most)

@@ -49,7 +49,7 @@ class WindowInstruments:
         self._backend_before = self.backend.count() if self.backend else None
         self._waits_before = self._waits()
         if self.sampler:
-            self.sampler.begin()
+            self.sampler.window()
 
     def end(self) -> None:
         """The backend's count and the server's window first (the mirror of begin)."""

@@ -202,15 +202,18 @@ class _ServerRun(RunState):
                 else jvm_counters.no_counters
         return self._jit_probe
 
-    def instruments(self, proc: ServerProcess,
-                    backend: LatencyBackend | None) -> WindowInstruments:
-        local = self.req.where.server.remote is None and self.req.where.client.remote is None
+    def body_sampler(self) -> BodySampler:
         assert self.server is not None
         p = self.req.params
-        sampler = BodySampler(self.target, self.server, p, self.req.bounds,
-                              keepalive=p["keepalive"] == "true")
-        return WindowInstruments(self, proc, backend, p, self.req.profiler, local,
-                                 self.jit_probe(proc), sampler)
+        return BodySampler(self.target, self.server, p, self.req.bounds,
+                           keepalive=p["keepalive"] == "true")
+
+    def instruments(self, proc: ServerProcess, backend: LatencyBackend | None,
+                    sampler: BodySampler | None = None) -> WindowInstruments:
+        """The window's instruments; `sampler`: one already sampling since the warm-up."""
+        local = self.req.where.server.remote is None and self.req.where.client.remote is None
+        return WindowInstruments(self, proc, backend, self.req.params, self.req.profiler,
+                                 local, self.jit_probe(proc), sampler or self.body_sampler())
 
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:

@@ -44,7 +44,7 @@ def check_window(load: LoadResult, req: ServerRequest, server: ServerSpec,
     if sampled is not None:
         under_load["sampled"] = sampled.to_dict()
         problems.append(sampled.problem())
-    extra = sampled.checked + sampled.unanswered if sampled else 0
+    extra = sampled.sent_in_window if sampled else 0
     if backend_window is not None:
         record, problem = load_checks.downstream_check(
             load, backend_window, server.downstream_ms(req.params), connections,
