@@ -1,6 +1,5 @@
 package concbench.spring;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +51,7 @@ public final class Launcher {
         Map<String, String> v = new LinkedHashMap<>();
         v.put("spring-boot", SpringBootVersion.getVersion());
         v.put("spring-framework", SpringVersion.getVersion());
-        v.put("jackson-databind", ObjectMapper.class.getPackage().getImplementationVersion());
+        v.put("jackson-databind", BootJson.version());
         new TreeMap<>(libraries).forEach((name, version) -> v.put(name, version.get()));
         StringBuilder out = new StringBuilder();
         v.forEach((name, version) -> out.append(out.isEmpty() ? "" : " ").append(name).append(' ').append(version));

@@ -1,13 +1,11 @@
 package concbench.spring;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
-import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -15,14 +13,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  * Prints {"type":"ready","port":P,"runtime":{...}} once the application is ready (the embedded
  * server is accepting: Boot starts it before ApplicationReadyEvent). Runtime entries are read
  * from the running objects, never from this program's own constants: cpus from the JVM, the
- * collectors the JVM chose, what each application's {@link ReadyInfo} beans report.
+ * collectors the JVM chose, what each application's {@link ReadyInfo} beans report. The port is
+ * local.server.port, which Boot sets from the started web server (in Boot 3.5 and 4 alike, while
+ * the web server's classes moved between them).
  */
 public final class ReadyLine implements ApplicationListener<ApplicationReadyEvent> {
 
     @Override
     public void onApplicationEvent(ApplicationReadyEvent event) {
         ConfigurableApplicationContext ctx = event.getApplicationContext();
-        int port = ((WebServerApplicationContext) ctx).getWebServer().getPort();
+        int port = ctx.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
         Map<String, Object> runtime = new LinkedHashMap<>();
         runtime.put("cpus", Runtime.getRuntime().availableProcessors());
         runtime.put("gc", gc());
@@ -38,7 +38,7 @@ public final class ReadyLine implements ApplicationListener<ApplicationReadyEven
         line.put("runtime", runtime);
         TermExit.install(ctx);
         try {
-            System.out.println(new ObjectMapper().writeValueAsString(line));
+            System.out.println(BootJson.plain(line));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -1,6 +1,7 @@
 package concbench.spring.mvc;
 
 import concbench.spring.AggregateProperties;
+import concbench.spring.BootJson;
 import concbench.spring.Launcher;
 import concbench.spring.Waits;
 import java.util.List;
@@ -16,7 +17,9 @@ import org.springframework.context.annotation.Import;
  */
 @SpringBootApplication
 @EnableConfigurationProperties(AggregateProperties.class)
-@Import(Waits.class) // http-aggregate's proof of its in-process waits (GET /waits), from common
+// from common: http-aggregate's proof of its in-process waits (GET /waits); Boot's Jackson mapper
+// as JSON writers (the JSON bodies are sent as bytes with their length)
+@Import({Waits.class, BootJson.class})
 public class MvcApplication {
 
     public static void main(String[] args) {

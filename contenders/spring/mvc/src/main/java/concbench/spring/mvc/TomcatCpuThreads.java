@@ -1,8 +1,7 @@
 package concbench.spring.mvc;
 
+import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
-import org.springframework.boot.web.embedded.tomcat.TomcatServletWebServerFactory;
-import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.context.annotation.Profile;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
@@ -20,18 +19,16 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @Profile("tomcat-cpu-threads")
-public class TomcatCpuThreads implements WebServerFactoryCustomizer<TomcatServletWebServerFactory>, Ordered {
+public class TomcatCpuThreads extends BootWeb.ConnectorSettings implements Ordered {
     static final int THREADS_PER_CPU = 2;
 
     @Override
-    public void customize(TomcatServletWebServerFactory factory) {
+    void apply(Connector connector) {
         int threads = THREADS_PER_CPU * Runtime.getRuntime().availableProcessors();
-        factory.addConnectorCustomizers(connector -> {
-            if (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol) {
-                protocol.setMaxThreads(threads);
-                protocol.setMinSpareThreads(threads);
-            }
-        });
+        if (connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol) {
+            protocol.setMaxThreads(threads);
+            protocol.setMinSpareThreads(threads);
+        }
     }
 
     @Override

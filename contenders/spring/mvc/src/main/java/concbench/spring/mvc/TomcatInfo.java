@@ -4,25 +4,26 @@ import concbench.spring.ReadyInfo;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.util.ServerInfo;
 import org.apache.coyote.AbstractProtocol;
 import org.apache.coyote.http11.AbstractHttp11Protocol;
-import org.springframework.boot.web.embedded.tomcat.TomcatWebServer;
-import org.springframework.boot.web.servlet.context.ServletWebServerApplicationContext;
+import org.springframework.context.ApplicationContext;
 import org.springframework.stereotype.Component;
 
 /** What Tomcat's connector actually runs with (read from the started connector). */
 @Component
 public class TomcatInfo implements ReadyInfo {
-    private final ServletWebServerApplicationContext ctx;
+    private final ApplicationContext ctx;
 
-    public TomcatInfo(ServletWebServerApplicationContext ctx) {
+    public TomcatInfo(ApplicationContext ctx) {
         this.ctx = ctx;
     }
 
     @Override
     public void contribute(Map<String, Object> runtime) {
         runtime.put("server", "tomcat");
-        Connector connector = ((TomcatWebServer) ctx.getWebServer()).getTomcat().getConnector();
+        runtime.put("tomcat", ServerInfo.getServerNumber());
+        Connector connector = BootWeb.connector(ctx);
         AbstractProtocol<?> protocol = (AbstractProtocol<?>) connector.getProtocolHandler();
         Executor executor = protocol.getExecutor();
         Object threads;

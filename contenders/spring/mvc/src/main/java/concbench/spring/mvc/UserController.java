@@ -1,8 +1,8 @@
 package concbench.spring.mvc;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
+import concbench.spring.BootJson;
 import concbench.spring.ConditionalOnAggregate;
+import concbench.spring.JsonWriter;
 import concbench.spring.User;
 import concbench.spring.UserIds;
 import concbench.spring.Waits;
@@ -17,25 +17,26 @@ import org.springframework.web.server.ResponseStatusException;
 /**
  * http-aggregate: GET /user/{id}, assembled by the active design's {@link UserService}.
  *
- * <p>The User record is serialized by Boot's ObjectMapper into bytes and sent with a
- * Content-Length, as TechEmpower's Spring MVC implementation does for its JSON test: returning the
- * record itself (@ResponseBody through MappingJackson2HttpMessageConverter) makes the converter
- * flush Tomcat's output stream, which commits the response without a length, so Tomcat answers
- * with Transfer-Encoding: chunked (the contract asks for Content-Length).
+ * <p>The User record is serialized by Boot's Jackson mapper ({@link BootJson}) into bytes and sent
+ * with a Content-Length, as TechEmpower's Spring MVC implementation does for its JSON test:
+ * returning the record itself (@ResponseBody through Jackson's message converter; seen with Boot
+ * 3.5's MappingJackson2HttpMessageConverter) makes the converter flush Tomcat's output stream,
+ * which commits the response without a length, so Tomcat answers with Transfer-Encoding: chunked
+ * (the contract asks for Content-Length).
  */
 @RestController
 @ConditionalOnAggregate
 public class UserController {
     private final UserService userService;
-    private final ObjectWriter userWriter;
+    private final JsonWriter userWriter;
     private final Waits waits;
-    private final ObjectWriter waitsWriter;
+    private final JsonWriter waitsWriter;
 
-    public UserController(UserService userService, ObjectMapper objectMapper, Waits waits) {
+    public UserController(UserService userService, BootJson json, Waits waits) {
         this.userService = userService;
-        this.userWriter = objectMapper.writerFor(User.class);
+        this.userWriter = json.writerFor(User.class);
         this.waits = waits;
-        this.waitsWriter = objectMapper.writerFor(Waits.Report.class);
+        this.waitsWriter = json.writerFor(Waits.Report.class);
     }
 
     /**
@@ -45,7 +46,7 @@ public class UserController {
     @GetMapping("/user/{id:" + UserIds.PATTERN + "}")
     public ResponseEntity<byte[]> getUser(@PathVariable long id) throws Exception {
         if (!UserIds.isUserId(id)) throw new ResponseStatusException(HttpStatus.NOT_FOUND);
-        byte[] body = userWriter.writeValueAsBytes(userService.assembleUser(id));
+        byte[] body = userWriter.write(userService.assembleUser(id));
         return ResponseEntity.ok()
                 .contentType(MediaType.APPLICATION_JSON)
                 .contentLength(body.length)
@@ -55,7 +56,7 @@ public class UserController {
     /** The in-process waits made so far ({@link Waits}), as bytes with their length as above. */
     @GetMapping("/waits")
     public ResponseEntity<byte[]> getWaits() throws Exception {
-        byte[] body = waitsWriter.writeValueAsBytes(waits.report());
+        byte[] body = waitsWriter.write(waits.report());
         return ResponseEntity.ok()
                 .contentType(MediaType.APPLICATION_JSON)
                 .contentLength(body.length)

@@ -10,7 +10,10 @@ import reactor.netty.http.server.HttpServer;
 
 /**
  * Works around reactor-netty#4361 in Reactor Netty 1.2.18 (the version Spring Boot 3.5.16 pins;
- * no later 1.2.x exists, 1.3.8 has the fix): a keep-alive connection can stop reading for good.
+ * no later 1.2.x exists): a keep-alive connection can stop reading for good. Boot 3.5 only
+ * (src/boot3/java): Reactor Netty 1.3.8, Boot 4.1.2's, has the fix (HttpTrafficHandler.run()
+ * resumes reading when it drains its queue without a request), and the Boot 4 build runs without
+ * this class (tests/test_error_answers.py's pipelined test passes on both).
  * Reactor Netty reads on demand (auto-read off). A request that arrives before the previous
  * request's operations have terminated is queued with its trailing LastHttpContent (the same
  * happens to a pipelined request); when those operations terminate, HttpTrafficHandler schedules
