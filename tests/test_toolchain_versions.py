@@ -382,6 +382,35 @@ def _built_by(binary: Path) -> str:
     return shown.stdout.strip() + shown.stderr
 
 
+def test_outputs_another_toolchain_wrote_since_are_rebuilt(tmp_path, monkeypatch):
+    """The defaults' pinned release writes the outputs the manifest's own toolchain names (go:
+    build/concbench-go), which a checkout from before the pin builds with the installed go:
+    such a binary is never taken for the pinned build."""
+    _fake_go(tmp_path / "bin", """
+case "$1" in
+  version) echo "go version ${GOTOOLCHAIN:-go1.0} linux/amd64" ;;
+  build) mkdir -p "$(dirname "$3")"; echo "${GOTOOLCHAIN:-go1.0}" > "$3" ;;
+  *) exit 0 ;;
+esac
+""")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    for name in [*build.build_env(), "GOTOOLCHAIN"]:
+        monkeypatch.delenv(name, raising=False)
+    pinned = _load(tmp_path, GO.replace('requires = ["go"]\n',
+                                        'requires = ["go"]\ntoolchain_version = "9.9.8"\n'))
+    before = _load(tmp_path, GO)  # the same manifest without the pin: toolchain g, out/g
+    output = tmp_path / "t" / "out" / "g"
+    cache = tmp_path / "cache"
+    assert Builder(cache).ensure(pinned["g"].toolchain).ok
+    assert output.read_text() == "go9.9.8\n"
+    assert Builder(cache).ensure(pinned["g"].toolchain).cached
+    assert not Builder(cache).ensure(before["g"].toolchain).cached
+    assert output.read_text() == "go1.0\n"
+    again = Builder(cache).ensure(pinned["g"].toolchain)
+    assert again.ok and not again.cached and output.read_text() == "go9.9.8\n"
+    assert Builder(cache).ensure(pinned["g"].toolchain).cached
+
+
 @pytest.mark.answers_only
 def test_go_builds_with_the_module_proxys_go_1_27_and_go_1_26_keeps_1_26(real_bench):
     """End to end: the defaults' binary (build/concbench-go) is built by Go 1.27.4, fetched

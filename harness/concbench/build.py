@@ -1,9 +1,11 @@
 """Builds each toolchain once and caches the result by the content of its inputs.
 
 The cache key covers the input files, the build commands, the resolved tool paths, the
-environment variables that change what a build produces (BUILD_ENV) and, for a variant's
-toolchain version, that version and its source, so editing a source, switching JDK or setting
-RUSTFLAGS rebuilds; anything else is reused across runs.
+environment variables that change what a build produces (BUILD_ENV) and, for a pinned
+toolchain version (the defaults' or a variant's), that version and its source, so editing a source, switching JDK or setting
+RUSTFLAGS rebuilds; anything else is reused across runs. A pinned toolchain's stamp also
+records its outputs' size and mtime, so outputs another toolchain wrote since (the unpinned
+`go` of a checkout from before the defaults' pin writes build/concbench-go too) are rebuilt.
 """
 
 from __future__ import annotations
@@ -74,12 +76,27 @@ def cache_key(tc: Toolchain, tools: toolchains.ToolEnv,
     flags = build_env(environ)
     if flags:  # absent from the key when unset, so existing caches stay valid
         digest.update(json.dumps(flags, sort_keys=True).encode())
-    if tc.pin is not None:  # a variant's other version (toolchain_pins): which, from where
+    if tc.pin is not None:  # a pinned version (toolchain_pins): which, from where
         digest.update(json.dumps(dataclasses.asdict(tc.pin), sort_keys=True).encode())
     for path in _input_files(tc):
         digest.update(str(path.relative_to(tc.folder)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def outputs_seen(tc: Toolchain) -> dict[str, list[int]] | None:
+    """A pinned toolchain's outputs as its build left them (size and mtime of each), kept in
+    its stamp: the defaults' pinned version (go@1.27.4) writes the outputs the manifest's own
+    toolchain names (build/concbench-go), which a checkout from before the pin builds as `go`
+    with the installed release, so outputs changed since the stamp are no longer its build.
+    None for an unpinned toolchain (its stamp keeps no such record)."""
+    if tc.pin is None:
+        return None
+    seen = {}
+    for out in tc.outputs:
+        stat = (tc.folder / out).stat()
+        seen[out] = [stat.st_size, stat.st_mtime_ns]
+    return seen
 
 
 def _run_env(tools: toolchains.ToolEnv) -> dict[str, str]:
@@ -130,7 +147,8 @@ class Builder:
         outputs_exist = all((tc.folder / out).exists() for out in tc.outputs)
         if not force and outputs_exist and stamp.exists():
             recorded = json.loads(stamp.read_text())
-            if recorded.get("key") == key:
+            seen = recorded.get("outputs")  # absent: unpinned, or a stamp from before
+            if recorded.get("key") == key and (seen is None or seen == outputs_seen(tc)):
                 return BuildOutcome(tc.name, True, versions=recorded["versions"], cached=True,
                                     tools=tools)
         log = self._cache / f"{tc.name}-build.log"
@@ -159,6 +177,9 @@ class Builder:
         versions = _versions(tc, tools)
         if build_env():
             versions["build environment"] = " ".join(f"{k}={v}" for k, v in build_env().items())
-        stamp.write_text(json.dumps({"key": key, "versions": versions}, indent=1))
+        seen = outputs_seen(tc)
+        stamp.write_text(json.dumps({"key": key, "versions": versions,
+                                     **({"outputs": seen} if seen is not None else {})},
+                                    indent=1))
         return BuildOutcome(tc.name, True, versions=versions,
                             seconds=time.monotonic() - started, tools=tools)
