@@ -347,9 +347,9 @@ def test_a_default_release_that_cannot_be_fetched_leaves_its_contenders_unavaila
         "PyPI (ERROR: No matching distribution found): check the network"), outcome.reason
 
 
-def test_a_go_release_builds_with_gotoolchain_into_its_own_output(tmp_path, monkeypatch):
-    """The fake go stands for the real one: `version` and `build -o` answer as the release
-    GOTOOLCHAIN names, so the build, its output and its recorded version are that release's."""
+def _release_go(tmp_path: Path, monkeypatch) -> None:
+    """A fake go first on PATH whose `version` and `build -o` answer as the release
+    GOTOOLCHAIN names (go1.0 without it), with the user's build flags and GOTOOLCHAIN unset."""
     _fake_go(tmp_path / "bin", """
 case "$1" in
   version) echo "go version ${GOTOOLCHAIN:-go1.0} linux/amd64" ;;
@@ -360,6 +360,12 @@ esac
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     for name in [*build.build_env(), "GOTOOLCHAIN"]:  # the user's build flags, recorded
         monkeypatch.delenv(name, raising=False)
+
+
+def test_a_go_release_builds_with_gotoolchain_into_its_own_output(tmp_path, monkeypatch):
+    """The fake go stands for the real one: `version` and `build -o` answer as the release
+    GOTOOLCHAIN names, so the build, its output and its recorded version are that release's."""
+    _release_go(tmp_path, monkeypatch)
     found = _load(tmp_path, GO)
     builder = Builder(tmp_path / "cache")
     outcome = builder.ensure(found["g-next"].toolchain)
@@ -386,16 +392,7 @@ def test_outputs_another_toolchain_wrote_since_are_rebuilt(tmp_path, monkeypatch
     """The defaults' pinned release writes the outputs the manifest's own toolchain names (go:
     build/concbench-go), which a checkout from before the pin builds with the installed go:
     such a binary is never taken for the pinned build."""
-    _fake_go(tmp_path / "bin", """
-case "$1" in
-  version) echo "go version ${GOTOOLCHAIN:-go1.0} linux/amd64" ;;
-  build) mkdir -p "$(dirname "$3")"; echo "${GOTOOLCHAIN:-go1.0}" > "$3" ;;
-  *) exit 0 ;;
-esac
-""")
-    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    for name in [*build.build_env(), "GOTOOLCHAIN"]:
-        monkeypatch.delenv(name, raising=False)
+    _release_go(tmp_path, monkeypatch)
     pinned = _load(tmp_path, GO.replace('requires = ["go"]\n',
                                         'requires = ["go"]\ntoolchain_version = "9.9.8"\n'))
     before = _load(tmp_path, GO)  # the same manifest without the pin: toolchain g, out/g

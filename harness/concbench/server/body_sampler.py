@@ -87,13 +87,15 @@ class BodySampler:
         self._lock = threading.Lock()
         self._counts = {"checked": 0, "wrong": 0, "unanswered": 0}
         self._first_wrong: str | None = None
+        self._started = False
         self._before_window: int | None = None
         """Samples sent when the window began; None until it does."""
         self._thread = threading.Thread(target=self._loop, name="body-sampler", daemon=True)
 
     def begin(self) -> None:
         """Start sampling (a continuous load: with its warm-up)."""
-        if not self._thread.is_alive() and not self._stop.is_set():
+        if not self._started and not self._stop.is_set():
+            self._started = True
             self._thread.start()
 
     def window(self) -> None:
