@@ -95,3 +95,20 @@ def test_jit_threads_are_found_in_a_jvm_and_not_in_python(tmp_path, jdk25, proce
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_jit_is_judged_over_at_least_three_seconds_of_windows():
+    """One late compile is 1.5 % of a 2 s window's CPU but 0.75 % of the 4 s that the last two
+    such windows span: the JIT's share is judged over JIT_SPAN_S, not over one short window."""
+    def short(jit: float) -> WarmupWindow:
+        return WarmupWindow(duration_s=2, requests_per_s=16_000, p99_ms=1.0, errors_total=0,
+                            server_cpu_s=2.0, jit_cpu_s=jit)
+
+    late_compile = [short(0.0)] * 3 + [short(JIT_BUDGET * 1.5 * 2.0)]
+    assert is_steady(late_compile, 5)
+    busy = [short(0.0)] * 2 + [short(JIT_BUDGET * 1.5 * 2.0)] * 2
+    assert not is_steady(busy, 5), "both windows of the span over budget"
+    three_s = [_window(16_000, jit=0.0, cpu=3.0)] * 3 + [
+        WarmupWindow(duration_s=3, requests_per_s=16_000, p99_ms=1.0, errors_total=0,
+                     server_cpu_s=3.0, jit_cpu_s=JIT_BUDGET * 1.5 * 3.0)]
+    assert not is_steady(three_s, 5), "a 3 s window is judged alone"

@@ -46,6 +46,10 @@ STEADY_WINDOWS = 4
 """Two windows compared with the two before them."""
 JIT_QUIET_WINDOWS = 2
 """Paced loads: windows before the JIT alone is judged."""
+JIT_SPAN_S = 3.0
+"""The JIT's share is judged over at least this many seconds of the last windows: a single
+compilation of 20-30 ms is 1 % of a 2-3 s window, so a shorter span would turn one late
+compile into a failed window."""
 
 
 @dataclass(frozen=True)
@@ -151,10 +155,19 @@ def is_steady(windows: list[WarmupWindow], steady_pct: float, paced: bool = Fals
 
 
 def jit_quiet(windows: list[WarmupWindow]) -> bool:
-    """The JIT compiler threads used at most JIT_BUDGET of the server's CPU in the last
-    window; True without a JIT (no compiler threads found)."""
-    share = windows[-1].jit_share()
-    return share is None or share <= JIT_BUDGET
+    """The JIT compiler threads used at most JIT_BUDGET of the server's CPU over the last
+    windows that span at least JIT_SPAN_S (the last one when it is that long); True without a
+    JIT (no compiler threads found)."""
+    recent: list[WarmupWindow] = []
+    for window in reversed(windows):
+        recent.append(window)
+        if sum(w.duration_s for w in recent) >= JIT_SPAN_S - 1e-9:
+            break
+    if any(w.jit_cpu_s is None for w in recent):
+        share = windows[-1].jit_share()
+        return share is None or share <= JIT_BUDGET
+    cpu = sum(w.server_cpu_s for w in recent)
+    return cpu <= 0 or sum(w.jit_cpu_s or 0.0 for w in recent) / cpu <= JIT_BUDGET
 
 
 LoadRun = Callable[[float], LoadResult]
