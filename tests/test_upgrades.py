@@ -25,10 +25,11 @@ TOOLCHAINS = {"go": "go", "go-1.27": "go@1.27.4", "go-fasthttp": "go",
 """The first run's names (results/20261126-230655-upgrades): defaults on the installed
 releases, variants on newer ones."""
 BASES = {"go-1.27": "go", "go-fasthttp": "go", "node-24": "node", "go-1.26": "go",
-         "node-20": "node"}
-MOVED = {"go": "go@1.27.4", "go-1.26": "go@1.26.8", "node": "node@24.19.0", "node-20": "node"}
-"""Today's: the defaults on pinned newer releases, the variants keep the older ones (node-20:
-the machine's node, its release only in its version line)."""
+         "node-20": "node", "node-system": "node"}
+MOVED = {"go": "go@1.27.4", "go-1.26": "go@1.26.8", "node": "node@24.19.0",
+         "node-20": "node@20.18.0", "node-system": "node"}
+"""Today's: the defaults on pinned newer releases, the variants keep the older ones pinned too;
+node-system is the machine's node, its release only in its version line."""
 VERSIONS = {"go": {"versions": {"go version": "go version go1.26.8 linux/amd64"}},
             "node": {"versions": {"{node} --version": "v20.20.2"}}}
 
@@ -158,8 +159,8 @@ def test_the_headline_is_the_summarys_events_per_s_and_requests_per_s():
 
 
 def test_a_variant_on_the_release_its_default_moved_on_from_is_the_old_side():
-    """go on Go 1.27.4 beside go-1.26 on 1.26.8 (both pinned), node on Node 24 from PyPI beside
-    node-20 on the machine's node (v20.20.2 in its version line): new ÷ old is the default's
+    """go on Go 1.27.4 beside go-1.26 on 1.26.8, node on Node 24 beside node-20 on Node 20
+    (all four pinned): new ÷ old is the default's
     figure over the variant's, as the suite reads after the defaults moved."""
     rng = random.Random(7)
     found = upgrades.upgrades(_doc([
@@ -177,18 +178,20 @@ def test_a_variant_on_the_release_its_default_moved_on_from_is_the_old_side():
     assert found.unpaired == ()
     text = upgrades.report(_doc([go.old, go.new, node.old, node.new]))
     assert "| go-1.26 → go (go@1.26.8 → go@1.27.4) | time | 5 / 5 |" in text
-    assert "| node-20 → node (node → node@24.19.0) | requests/s | 5 / 5 |" in text
+    assert "| node-20 → node (node@20.18.0 → node@24.19.0) | requests/s | 5 / 5 |" in text
 
 
 def test_a_release_is_read_from_the_pin_or_the_version_line():
-    cell = _fanout("node-20", [0.06], moved=True)
+    cell = _fanout("node-system", [0.06], moved=True)
     assert upgrades.release(cell, VERSIONS) == (20, 20, 2)
     assert upgrades.release(_fanout("go", [0.06], moved=True), {}) == (1, 27, 4)
+    assert upgrades.release(_fanout("node-20", [0.06], moved=True), {}) == (20, 18, 0)
     assert upgrades.release(cell, {}) is None  # no version recorded: the variant is new
     rng = random.Random(8)
     _, pair = _only(_doc([_fanout("node", _noisy(0.060, rng), moved=True),
-                          _fanout("node-20", _noisy(0.066, rng), moved=True)], toolchains={}))
-    assert (pair.old.contender, pair.new.contender) == ("node", "node-20")
+                          _fanout("node-system", _noisy(0.066, rng), moved=True)],
+                         toolchains={}))
+    assert (pair.old.contender, pair.new.contender) == ("node", "node-system")
 
 
 def test_older_result_sets_pair_through_the_manifests_variant_of():
