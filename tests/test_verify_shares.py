@@ -13,7 +13,8 @@ CONTENDERS = manifest.discover(paths.REPO_ROOT / "contenders")
 
 
 def _cost(cells) -> int:
-    return sum(verify._cost(c) for c in cells)
+    return sum(verify.contender_cost([c for c in cells if c.contender.name == n])
+               for n in {c.contender.name for c in cells})
 
 
 @pytest.mark.parametrize("count", [2, 3])
@@ -41,3 +42,12 @@ def test_a_jvm_server_cell_costs_more_than_another_server_and_a_batch_cell():
 def test_a_bad_share_is_exit_2(cli, bad):
     res = cli("verify", "--share", bad)
     assert res.code == 2 and "--share" in res.stderr, res
+
+
+def test_a_cell_on_the_server_start_before_it_costs_a_load_not_a_start():
+    cells = [c for c in verify.plan(CONTENDERS, ["spring-mvc"], ["http-hello"]).cells]
+    assert [c.params["keepalive"] for c in cells] == ["true", "false"]
+    assert verify.contender_cost(cells) == verify._cost(cells[0]) + 1
+    aggregate = verify.plan(CONTENDERS, ["spring-mvc"], ["http-aggregate"]).cells
+    assert len(aggregate) == 2, "inproc and http downstreams: two server commands"
+    assert verify.contender_cost(list(aggregate)) == 2 * verify._cost(aggregate[0])

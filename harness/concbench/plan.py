@@ -73,6 +73,10 @@ class Settings:
     """--cpus / --memory: the cgroup limits of every cell that sets none of its own."""
     precision: Precision | None = None
     """--precision: more processes of a cell until its headline's interval is this narrow."""
+    share_server_starts: bool = False
+    """Consecutive one-run cells of one server contender and workload whose server command is
+    the same run on one server start, one after another (scheduler.shared_start): verify's,
+    which check answers, not start-up or memory."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ class Plan:
             **({"hosts": s.hosts} if s.hosts else {}),
             **({"limits": s.limits.to_dict()} if s.limits else {}),
             **({"precision": s.precision.to_dict()} if s.precision else {}),
+            **({"share_server_starts": True} if s.share_server_starts else {}),
             "cells": [{"workload": c.spec.name, "contender": c.contender.name,
                        "params": c.params, **({"runs": c.runs} if c.runs else {}),
                        **({"warmup": c.warmup} if c.warmup is not None else {}),
@@ -192,7 +197,8 @@ def plan_from_dict(d: dict[str, Any], contenders: dict[str, Contender]) -> Plan:
                         client_cpus=d.get("client_cpus"), profile=bool(d.get("profile")),
                         interleave=bool(d.get("interleave")), hosts=d.get("hosts") or {},
                         limits=Limits.from_dict(d.get("limits")),
-                        precision=Precision.from_dict(d.get("precision")))
+                        precision=Precision.from_dict(d.get("precision")),
+                        share_server_starts=bool(d.get("share_server_starts")))
     cells = []
     for c in d["cells"]:
         if c["contender"] not in contenders:

@@ -15,7 +15,8 @@ from concbench.remote.roles import RemoteRoles
 from concbench.resultset.model import CellResult, RunResult
 from concbench.resultset.recorder import Recorder
 from concbench.server.placement import under_quota
-from concbench.server.run import ServerRequest, measure_server
+from concbench.server.measure import measure_server, measure_servers
+from concbench.server.run import ServerRequest
 from concbench.server.setup import ServerContext, prepare
 from concbench.stats import ceiling_ratio
 from concbench.stats.cell import aggregate, unavailable
@@ -72,8 +73,8 @@ def _metadata(plan: Plan, cell: CellPlan, argv: list[str] | None,
 
 
 def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerContext | None):
-    """The request for this cell's runs and the function that measures one (with a
-    profiler for a profiled run)."""
+    """The command of this cell's runs, the function that measures one (with a profiler for a
+    profiled run) and, for a server, its request."""
     s = plan.settings
     assert outcome.tools is not None
     if cell.spec.server is None:
@@ -81,14 +82,14 @@ def _runner(plan: Plan, cell: CellPlan, outcome: BuildOutcome, servers: ServerCo
                          plan.warmup_of(cell), plan.iterations_of(cell), s.timeout_s,
                          s.rss_limit, limits=cell.limits or None)
         return req.argv(), lambda path, profiler=None: measure(
-            dataclasses.replace(req, profiler=profiler), path)
+            dataclasses.replace(req, profiler=profiler), path), None
     assert servers is not None
     sreq = ServerRequest(cell.spec, cell.contender, outcome.tools, cell.params, s.timeout_s,
                          s.rss_limit, under_quota(servers.placement, cell.limits.cpus,
                                                   s.server_cpus), servers.backend_exe,
                          sites=servers.sites, limits=cell.limits or None)
     return sreq.argv(0, None), lambda path, profiler=None: measure_server(
-        dataclasses.replace(sreq, profiler=profiler), path)
+        dataclasses.replace(sreq, profiler=profiler), path), sreq
 
 
 @dataclasses.dataclass
@@ -101,6 +102,8 @@ class _Cell:
     argv: list[str]
     measure_one: Callable[..., RunResult]
     tools: ToolEnv
+    request: ServerRequest | None = None
+    """A server cell's request (None for a batch cell)."""
     runs: list[RunResult] = dataclasses.field(default_factory=list)
     stopped: bool = False
 
@@ -141,6 +144,16 @@ def run_plan(plan: Plan, builder: Builder, recorder: Recorder, observer: Observe
 def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Observer,
                servers: ServerContext | None, done: set, partial: dict, say) -> None:
     waiting: list[_Cell] = []
+    held: list[_Cell] = []
+    """Cells that will share one server start (plan.Settings.share_server_starts)."""
+
+    def run_held() -> None:
+        if len(held) > 1:
+            _run_shared(plan, held, recorder, observer, servers, say)
+        elif held:
+            _run_cell(plan, held[0], recorder, observer, servers, say)
+        held.clear()
+
     for index, cell in enumerate(plan.cells):
         if cell.key in done:
             observer.cell_skipped(cell, plan.runs_of(cell))
@@ -153,10 +166,58 @@ def _run_cells(plan: Plan, builder: Builder, recorder: Recorder, observer: Obser
         if plan.settings.interleave:
             waiting.append(state)
             continue
-        while state.active or _more(plan, state, servers):
-            _run_once(state, recorder, observer)
-        _close(plan, state, recorder, observer, servers, say)
+        shareable = _shareable(plan, state)
+        if held and not (shareable and _same_server(held[-1], state)):
+            run_held()
+        if shareable:
+            held.append(state)
+            continue
+        _run_cell(plan, state, recorder, observer, servers, say)
+    run_held()
     _interleaved(plan, waiting, recorder, observer, servers, say)
+
+
+def _run_cell(plan: Plan, state: _Cell, recorder: Recorder, observer: Observer,
+              servers: ServerContext | None, say) -> None:
+    while state.active or _more(plan, state, servers):
+        _run_once(state, recorder, observer)
+    _close(plan, state, recorder, observer, servers, say)
+
+
+def _shareable(plan: Plan, state: _Cell) -> bool:
+    """A cell that may run on another's server start: the plan allows it, and the cell is one
+    local run of a server without a latency backend, cgroup limits or a profiler."""
+    req = state.request
+    return (plan.settings.share_server_starts and not plan.settings.profile
+            and req is not None and req.spec.server is not None
+            and state.planned == 1 and not state.runs and not state.cell.limits
+            and req.where.server.remote is None
+            and not req.spec.server.uses_backend(req.params))
+
+
+def _same_server(a: _Cell, b: _Cell) -> bool:
+    """The same contender's server on the same workload with the same command."""
+    return (a.cell.contender.name, a.cell.spec.name, a.argv) == \
+        (b.cell.contender.name, b.cell.spec.name, b.argv)
+
+
+def _run_shared(plan: Plan, group: list[_Cell], recorder: Recorder, observer: Observer,
+                servers: ServerContext | None, say) -> None:
+    """The group's runs one after another on one server start (server.measure), each
+    recorded as its cell's run."""
+    observer.run_started(group[0].cell, 0, group[0].planned)
+    probe = speed_probe.probe_ms()
+    before = steal.cpu_jiffies()
+    found = measure_servers([s.request for s in group if s.request is not None],
+                            [recorder.samples_path(s.index, 0) for s in group])
+    stolen = steal.steal_percent(before, steal.cpu_jiffies())
+    for position, (state, run) in enumerate(zip(group, found)):
+        if position:
+            observer.run_started(state.cell, 0, state.planned)
+        run = dataclasses.replace(run, steal_percent=stolen, probe_ms=probe)
+        state.runs.append(run)
+        observer.run_finished(state.cell, run)
+        _close(plan, state, recorder, observer, servers, say)
 
 
 def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Recorder,
@@ -176,8 +237,8 @@ def _open(plan: Plan, index: int, cell: CellPlan, builder: Builder, recorder: Re
         recorder.add(result)
         observer.cell_finished(result)
         return None
-    argv, measure_one = _runner(plan, cell, outcome, servers)
-    return _Cell(index, cell, plan.runs_of(cell), argv, measure_one, outcome.tools)
+    argv, measure_one, request = _runner(plan, cell, outcome, servers)
+    return _Cell(index, cell, plan.runs_of(cell), argv, measure_one, outcome.tools, request)
 
 
 def _run_once(state: _Cell, recorder: Recorder, observer: Observer,

@@ -15,7 +15,8 @@ from concbench.errors import UserError, unknown
 from concbench.plan import CellPlan, Plan, Settings
 from concbench.resultset.model import ResultsDocument
 
-VERIFY_SETTINGS = Settings(runs=1, warmup=1, iterations=1, timeout_s=120.0)
+VERIFY_SETTINGS = Settings(runs=1, warmup=1, iterations=1, timeout_s=120.0,
+                           share_server_starts=True)
 
 
 def parse_share(text: str | None) -> tuple[int, int] | None:
@@ -28,12 +29,30 @@ def parse_share(text: str | None) -> tuple[int, int] | None:
     return int(k), int(n)
 
 
-def _cost(cell: CellPlan) -> int:
+def _cost(cell: CellPlan, shared: bool = False) -> int:
     """A rough cost: a server cell starts a server and loads it (three batch cells' worth),
-    twice that on a JVM (a Spring Boot start takes seconds on one CPU)."""
-    if cell.spec.server is None:
+    twice that on a JVM (a Spring Boot start takes seconds on one CPU); one on the server start
+    of the cell before it (`shared`) only loads it."""
+    if cell.spec.server is None or shared:
         return 1
     return 6 if any(r.startswith("jdk") for r in cell.contender.toolchain.requires) else 3
+
+
+def _server_args(cell: CellPlan) -> tuple | None:
+    assert cell.spec.server is not None
+    return (cell.contender.name, cell.spec.name,
+            tuple(cell.params.get(k) for k in cell.spec.server.contender_params))
+
+
+def contender_cost(own: list[CellPlan]) -> int:
+    """A contender's cells' cost, a cell whose server command is the one before it counted as
+    sharing its start (scheduler: share_server_starts)."""
+    total, before = 0, None
+    for cell in own:
+        args = _server_args(cell) if cell.spec.server is not None else None
+        total += _cost(cell, shared=args is not None and args == before)
+        before = args
+    return total
 
 
 def shares(cells: list[CellPlan], count: int) -> list[list[CellPlan]]:
@@ -44,10 +63,10 @@ def shares(cells: list[CellPlan], count: int) -> list[list[CellPlan]]:
         by_contender.setdefault(cell.contender.name, []).append(cell)
     loads, owner = [0] * count, {}
     for name, own in sorted(by_contender.items(),
-                            key=lambda kv: (-sum(map(_cost, kv[1])), kv[0])):
+                            key=lambda kv: (-contender_cost(kv[1]), kv[0])):
         lightest = loads.index(min(loads))
         owner[name] = lightest
-        loads[lightest] += sum(map(_cost, own))
+        loads[lightest] += contender_cost(own)
     return [[c for c in cells if owner[c.contender.name] == i] for i in range(count)]
 
 

@@ -69,6 +69,8 @@ class LocalServer(Supervised):
         super().__init__(argv, cwd, env, rss_limit, on_message=on_message, limits=limits)
         self._cpus, self._bind = cpus, bind
         self._window: Window | None = None
+        self._windows: list[Window] = []
+        """Every window begun, in order: a shared start has one per run (window_measures_at)."""
 
     @property
     def limit_hit(self) -> bool:
@@ -79,6 +81,7 @@ class LocalServer(Supervised):
 
     def begin_window(self) -> None:
         self._window = Window(self.pid, self.started, self._cpus)
+        self._windows.append(self._window)
         self._window.begin()
         if self.cgroup is not None:  # throttling over the window alone
             self.cgroup.begin_window()
@@ -91,9 +94,16 @@ class LocalServer(Supervised):
 
     def window_measures(self, outcome: ProcessOutcome) -> WindowMeasures | None:
         """Under a CPU quota the window's CPU % is of the quota (100: all of it used)."""
-        if self._window is None:
+        return self.window_measures_at(outcome, len(self._windows) - 1)
+
+    def windows_begun(self) -> int:
+        return len(self._windows)
+
+    def window_measures_at(self, outcome: ProcessOutcome, index: int) -> WindowMeasures | None:
+        """The index-th window begun (None when there is none such)."""
+        if not 0 <= index < len(self._windows):
             return None
-        found = self._window.measures(outcome.samples)
+        found = self._windows[index].measures(outcome.samples)
         quota = self._limits.cpus if self._limits else None
         if quota and found.window_s > 0:
             found = dataclasses.replace(

@@ -10,21 +10,15 @@ added to the request path.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
 import signal
 import time
-from pathlib import Path
 from typing import Any
 
-from concbench.errors import HostError
-from concbench.proc.launch import contender_env
-from concbench.proc.process import KILL_GRACE_S, not_started
-from concbench.resultset.model import RunResult
+from concbench.proc.process import KILL_GRACE_S
 from concbench.server import (http_probe, jvm_counters, load_checks, rate_point,
                               syscalls_window)
-from concbench.server.backend import BackendError, LatencyBackend
+from concbench.server.backend import LatencyBackend
 from concbench.server.body_sampler import BodySampler
 from concbench.server.capacity import search_capacity
 from concbench.server.continuous_run import continuous_applies, run_continuous
@@ -33,9 +27,7 @@ from concbench.server.loadgen import GENERATORS, LoadError, LoadResult
 from concbench.server.process import ServerProcess
 from concbench.server.rate_probe import probe_pending, window_rate
 from concbench.server.request import VERIFY_IDS, ServerRequest
-from concbench.server.result import failed_result, run_result
 from concbench.server.server_cpu import ServerCpuEdges
-from concbench.server.sites import LOOPBACK
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
 from concbench.server.waits_proof import WaitsVerification, waits_apply
@@ -43,7 +35,7 @@ from concbench.server.warmup import WarmupPolicy, warm_up
 from concbench.server.window_checks import check_window
 from concbench.workloads.server import Response
 
-__all__ = ["ServerRequest", "measure_server"]
+__all__ = ["ServerRequest", "ServerRun"]
 
 READY_TIMEOUT_S = 120.0
 SETTLE_MAX_S = 120.0
@@ -64,7 +56,7 @@ class _WarmupFailed(Exception):
         self.failure = failure
 
 
-class _ServerRun(RunState):
+class ServerRun(RunState):
     """The state of one run while its phases go by (what it records: server.state)."""
 
     def __init__(self, req: ServerRequest):
@@ -249,10 +241,15 @@ class _ServerRun(RunState):
                             (self.waits_window, self.waits_after)
                             if self.waits_window is not None and self.waits_after else None)
 
-    def lifecycle(self, proc: ServerProcess, port: int,
-                  backend: LatencyBackend | None) -> Failure | None:
-        failure = self.wait_ready(proc, port) or self.check_bind(proc, port) \
-            or self.verify(backend)
+    def lifecycle(self, proc: ServerProcess, port: int, backend: LatencyBackend | None,
+                  started_by: "ServerRun | None" = None) -> Failure | None:
+        """The run's phases on `proc`; `started_by`: the run of a shared start that saw the
+        server ready (server.measure.measure_servers), whose ready line this one keeps."""
+        if started_by is None:
+            failure = self.wait_ready(proc, port) or self.check_bind(proc, port)
+        else:
+            self.ready, self.ready_s, failure = started_by.ready, started_by.ready_s, None
+        failure = failure or self.verify(backend)
         if failure:
             return failure
         if continuous_applies(self.req):
@@ -362,48 +359,3 @@ class _ServerRun(RunState):
             self.warnings.append(f"server did not exit within {KILL_GRACE_S:g} s of SIGTERM; "
                                  "killed (the contract asks for exit 0 within 5 s)")
         return {"signal": "SIGTERM", "exited_within_s": round(took, 3), "killed": not clean}
-
-
-def measure_server(req: ServerRequest, samples_path: Path | None = None) -> RunResult:
-    """Run the server once through its lifecycle and return the verified, classified result."""
-    assert req.spec.server is not None
-    run = _ServerRun(req)
-    sites = req.where
-    with contextlib.ExitStack() as stack:
-        backend = None
-        if req.spec.server.uses_backend(req.params):
-            if req.backend_exe is None and sites.backend.remote is None:
-                return failed_result("unavailable", "the latency backend could not be built (Go)")
-            try:
-                backend = stack.enter_context(
-                    LatencyBackend(req.backend_exe, sites.backend, dict(os.environ)))
-            except BackendError as err:
-                return failed_result("crash", str(err))
-        try:
-            port = sites.server.free_port()
-        except HostError as err:
-            return failed_result("crash", str(err))
-        run.target = sites.server.reach(port)
-        takes_backend = "downstream" in req.params
-        backend_at = backend.target if backend else (LOOPBACK, 0) if takes_backend else None
-        argv = req.argv(port, backend_at, sites.server.bind)
-        proc = sites.server.start(
-            argv, req.contender.toolchain.folder, contender_env(req.contender, req.tools),
-            {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
-             "args": req.args(port, backend_at, sites.server.bind)},
-            req.rss_limit, on_message=run._on_message, limits=req.limits)
-        try:
-            proc.start()
-        except (OSError, HostError) as err:
-            out = not_started(argv, err) if isinstance(err, OSError) else None
-            return failed_result("crash", out.stderr_tail if out else str(err))
-        try:
-            failure = run.lifecycle(proc, port, backend)
-        except HostError as err:
-            failure = ("crash", str(err))
-        finally:
-            stop = run.stop(proc)
-        out = proc.outcome()
-        window = proc.window_measures(out)
-    return run_result(run, req, out, stop, failure, getattr(proc, "argv", argv), samples_path,
-                   window, backend)
