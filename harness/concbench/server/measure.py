@@ -67,7 +67,7 @@ def measure_servers(reqs: list[ServerRequest],
             argv, req.contender.toolchain.folder, contender_env(req.contender, req.tools),
             {"kind": "contender", "contender": req.contender.name, "workload": req.spec.name,
              "args": req.args(port, backend_at, sites.server.bind)},
-            req.rss_limit, on_message=runs[0]._on_message, limits=req.limits)
+            req.rss_limit, on_message=runs[0].on_message, limits=req.limits)
         try:
             proc.start()
         except (OSError, HostError) as err:

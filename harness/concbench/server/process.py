@@ -68,9 +68,9 @@ class LocalServer(Supervised):
                  limits: cgroups.Limits | None = None):
         super().__init__(argv, cwd, env, rss_limit, on_message=on_message, limits=limits)
         self._cpus, self._bind = cpus, bind
-        self._window: Window | None = None
         self._windows: list[Window] = []
-        """Every window begun, in order: a shared start has one per run (window_measures_at)."""
+        """Every window begun, in order (the last is the current one; a shared start has one
+        per run: window_measures_at)."""
 
     @property
     def limit_hit(self) -> bool:
@@ -80,15 +80,15 @@ class LocalServer(Supervised):
         return tree_cpu_s(self.pid), jit_cpu_s(self.pid)
 
     def begin_window(self) -> None:
-        self._window = Window(self.pid, self.started, self._cpus)
-        self._windows.append(self._window)
-        self._window.begin()
+        window = Window(self.pid, self.started, self._cpus)
+        self._windows.append(window)
+        window.begin()
         if self.cgroup is not None:  # throttling over the window alone
             self.cgroup.begin_window()
 
     def end_window(self) -> None:
-        if self._window is not None:
-            self._window.end()
+        if self._windows:
+            self._windows[-1].end()
         if self.cgroup is not None:
             self.cgroup.end_window()
 

@@ -67,7 +67,7 @@ class ServerRun(RunState):
         """The verified response to VERIFY_IDS[0]: the size the load's responses must have."""
         self._jit_probe: jvm_counters.JitProbe | None = None
 
-    def _on_message(self, message: dict[str, Any]) -> None:
+    def on_message(self, message: dict[str, Any]) -> None:
         if message.get("type") == "ready" and self.ready is None:
             self.ready = message
 
