@@ -118,3 +118,22 @@ def test_no_suite_but_calibration_runs_a_twin():
         plan = suites.load(name, paths.suites_dir(), contenders, {})
         assert not [c.contender.name for c in plan.cells
                     if c.contender.name.endswith(calibration.TWIN)], name
+
+
+def test_the_report_says_where_the_power_is_by_workload():
+    """Each workload's detections at each factor, beside its median A/A interval: a workload
+    that misses is named, not averaged away."""
+    rng = random.Random(11)
+    cells = [_cell("go", (20, 40, 30, 35), _noisy(0.060, rng)),
+             _cell("go-twin", (20, 40, 30, 35), _noisy(0.060, rng)),
+             _cell("go", (21, 42, 31, 37), _noisy(0.063, rng)),
+             _cell("go", (22, 44, 33, 38), _noisy(0.060, rng))]  # the 10 % change not made
+    found = calibration.calibrate(_doc(cells))
+    assert found.detections(1.1, "fanout").text().startswith("0 of 1")
+    assert found.detections(1.05, "fanout").text().startswith("1 of 1")
+    assert found.detections(1.1, "ring").tested == 0
+    row = next(line for line in calibration.report(_doc(cells)).splitlines()
+               if line.startswith("| fanout |"))
+    width = found.median_half_width_pct("fanout")
+    assert width is not None and 0 < width < 5
+    assert row == f"| fanout | 1 of 1 | 0 of 1 | ±{width:.1f} % |"

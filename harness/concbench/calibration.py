@@ -6,10 +6,12 @@ one of a known size.
   the same build, the same command) on the same cell: every metric `compare` tests is one
   cell-metric where nothing changed.
 - **A/B**: one contender on cells whose work differs by a known factor: the waits of fanout
-  and of http-aggregate's in-process downstream, the passes of ring. The factor is the ratio
+  and of http-aggregate's in-process downstream, the CPU loop of sleep-tasks (on a CPU-bound
+  setting: a 1 ms sleep before each task's loop), the passes of ring. The factor is the ratio
   of the workload's own bound (fanout: user + max of the three; http-aggregate: base + max of
-  detail and extra; ring: passes); a cell-metric is *detected* when the verdict is significant
-  in the direction the factor sets (time and p99 up, requests/s down).
+  detail and extra; sleep-tasks: the loop's steps; ring: passes); a cell-metric is *detected*
+  when the verdict is significant in the direction the factor sets (time and p99 up,
+  requests/s down).
 
 Every test is the tool's (concbench.stats.inference: one value per process, Welch on the
 logarithms), and "significant" is decided over the whole family at once with the
@@ -40,10 +42,14 @@ def _aggregate(p: dict[str, Any]) -> float:
 
 
 WORK: dict[str, Callable[[dict[str, Any]], float]] = {
-    "fanout": _fanout, "http-aggregate": _aggregate, "ring": lambda p: p["passes"]}
-"""The workloads whose cells calibrate a known change, and the work a cell's figures follow."""
+    "fanout": _fanout, "http-aggregate": _aggregate, "sleep-tasks": lambda p: p["cpu-iters"],
+    "ring": lambda p: p["passes"]}
+"""The workloads whose cells calibrate a known change, and the work a cell's figures follow
+(sleep-tasks' time follows its loop's steps only where the loop outweighs the sleep: the
+suite's A/B cells sleep 1 ms and loop for about 150 ms)."""
 KNOBS = {"fanout": ("user-ms", "orders-ms", "prefs-ms", "notifications-ms"),
-         "http-aggregate": ("base-ms", "detail-ms", "extra-ms"), "ring": ("passes",)}
+         "http-aggregate": ("base-ms", "detail-ms", "extra-ms"), "sleep-tasks": ("cpu-iters",),
+         "ring": ("passes",)}
 MOVES = {"time": 1, "p99": 1, "requests/s": -1}
 """How a metric follows more work: up (+1) or down (−1); the others do not move with it."""
 
@@ -172,17 +178,22 @@ class Calibration:
         aa = [c for c in self.cases if c.kind == "A/A"]
         return Rate(sum(c.called(self.limit) for c in aa), len(aa))
 
-    def detections(self, factor: float, tolerance: float = 0.01) -> Rate:
-        ab = [c for c in self.cases if c.kind == "A/B" and abs(c.factor - factor) <= tolerance]
+    def detections(self, factor: float, workload: str | None = None,
+                   tolerance: float = 0.01) -> Rate:
+        ab = [c for c in self.cases if c.kind == "A/B" and abs(c.factor - factor) <= tolerance
+              and workload in (None, c.workload)]
         return Rate(sum(c.detected(self.limit) for c in ab), len(ab))
+
+    def workloads(self, kind: str) -> list[str]:
+        return sorted({c.workload for c in self.cases if c.kind == kind})
+
+    def median_half_width_pct(self, workload: str | None = None) -> float | None:
+        widths = [w for c in self.cases if c.kind == "A/A" and workload in (None, c.workload)
+                  if (w := c.half_width_pct) is not None]
+        return statistics.median(widths) if widths else None
 
     def factors(self) -> list[float]:
         return sorted({round(c.factor, 3) for c in self.cases if c.kind == "A/B"})
-
-    def median_half_width_pct(self) -> float | None:
-        widths = [w for c in self.cases if c.kind == "A/A"
-                  if (w := c.half_width_pct) is not None]
-        return statistics.median(widths) if widths else None
 
 
 def calibrate(doc: ResultsDocument) -> Calibration:
@@ -190,6 +201,20 @@ def calibrate(doc: ResultsDocument) -> Calibration:
     cases = aa_cases(cells) + ab_cases(cells)
     limit = fdr_limit(c.test.p_value for c in cases)
     return Calibration(tuple(cases), limit)
+
+
+def _by_workload(found: Calibration) -> list[str]:
+    """Where the power is: each workload's detections at each factor and the median A/A
+    interval, which says how small a change its cells can resolve."""
+    lines = ["| workload | " + " | ".join(f"×{f:.2f} detected" for f in found.factors())
+             + " | median A/A interval |", "|---" * (len(found.factors()) + 2) + "|"]
+    for workload in sorted(set(found.workloads("A/A")) | set(found.workloads("A/B"))):
+        rates = [found.detections(f, workload) for f in found.factors()]
+        width = found.median_half_width_pct(workload)
+        lines.append(f"| {workload} | " + " | ".join(
+            f"{r.hits} of {r.tested}" if r.tested else "–" for r in rates)
+            + f" | {'±%.1f %%' % width if width is not None else '–'} |")
+    return lines
 
 
 def report(doc: ResultsDocument) -> str:
@@ -205,6 +230,7 @@ def report(doc: ResultsDocument) -> str:
     lines += [f"- median A/A 95 % interval: ±{width:.1f} %" if width is not None
               else "- median A/A 95 % interval: none (fewer than 2 processes a side)",
               f"- the processes' wall time: {process_s / 60:.1f} min", "",
+              *_by_workload(found), "",
               "| kind | workload | contender | metric | factor | ratio | 95 % interval | p | "
               "verdict |", "|---|---|---|---|---|---|---|---|---|"]
     for c in found.cases:
