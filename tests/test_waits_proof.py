@@ -66,6 +66,15 @@ def test_a_window_owes_a_wait_of_each_kind_per_response_within_the_in_flight_bou
 
 # -- through the harness, fake servers (middle, measuring) -------------------------------------
 
+CAPACITY = ("--param", "loadgen=oha", "--param", "slo-p99-ms=300", "--param", "capacity-steps=2",
+            "--param", "capacity-window-s=1")
+"""An open-loop window at a capacity search's rate: one oha process of its own (lead-in,
+window, tail), its waits counted around that process against its log, never at the window's
+edges inside the running load, where requests due in the window still answer after it."""
+LOADS = {"oha": ("--param", "loadgen=oha"), "wrk": ("--param", "loadgen=wrk"),
+         "capacity": CAPACITY}
+
+
 def _cell(fake_bench, contender: str, *more: str) -> dict:
     res = fake_bench("run", "http-aggregate", "--contender", contender, *AGGREGATE, *more)
     assert res.code == 0, res.stderr[-2000:]
@@ -74,10 +83,10 @@ def _cell(fake_bench, contender: str, *more: str) -> dict:
 
 
 @pytest.mark.measures
-@pytest.mark.parametrize("loadgen", ["oha", "wrk"])
+@pytest.mark.parametrize("loadgen", ["oha", "wrk", "capacity"])
 def test_a_server_that_counts_its_waits_is_proven_in_verification_and_under_load(
         fake_bench, wrk, loadgen):
-    cell = _cell(fake_bench, "fake-server", "--param", f"loadgen={loadgen}")
+    cell = _cell(fake_bench, "fake-server", *LOADS[loadgen])
     assert cell["status"] == "ok", cell["reason"]
     (run,) = cell["runs"]
     waits = run["server"]["waits"]
@@ -85,21 +94,22 @@ def test_a_server_that_counts_its_waits_is_proven_in_verification_and_under_load
     assert all(waits["verification"][k]["min_us"] >= ms * 1000 - wp.TOLERANCE_US
                for k, ms in (("base", 10), ("detail", 10), ("extra", 20)))
     seen = run["server"]["under_load"]["waits"]
-    assert seen.get("scope") == ("load" if loadgen == "oha" else None), seen
+    assert seen.get("scope") == (None if loadgen == "wrk" else "load"), seen
     least, most = seen["waits_range"]
     assert least > 0 and all(least <= n <= most for n in seen["waits"].values()), seen
 
 
 @pytest.mark.measures
 @pytest.mark.parametrize("loadgen, over", [("oha", "over the load"),
-                                           ("wrk", "in the measured window")])
+                                           ("wrk", "in the measured window"),
+                                           ("capacity", "over the load")])
 def test_one_wait_in_place_of_three_passes_the_floor_and_fails_the_counts(fake_bench, wrk,
                                                                           loadgen, over):
     """onesleep answers each connection's first request honestly (verification's), then waits
     base + max(detail, extra) once, counted as one base wait: no response beats the floor.
     One continuous load (oha) is counted from before it to after it, against its log; a
     generator per window (wrk) around the window it starts and ends."""
-    cell = _cell(fake_bench, "fake-server-onesleep", "--param", f"loadgen={loadgen}")
+    cell = _cell(fake_bench, "fake-server-onesleep", *LOADS[loadgen])
     assert cell["status"] == "invalid", cell
     assert f"detail waits {over}" in cell["reason"], cell["reason"]
     assert f"extra waits {over}" in cell["reason"], cell["reason"]

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import numpy as np
-
 from concbench.server import connections_held, continuous as cont, load_checks
 from concbench.server import request_log as rl, syscalls_window, waits_proof
 from concbench.server.backend import LatencyBackend
@@ -59,6 +57,9 @@ class Run(Protocol):
     def _died(self, proc: ServerProcess, phase: str) -> Failure | None: ...
 
     def _check_load(self, load: LoadResult) -> Failure | None: ...
+
+    def with_waits(self, checked: tuple[dict[str, Any], str | None] | None,
+                   failure: Failure | None) -> Failure | None: ...
 
 
 def continuous_applies(req: ServerRequest) -> bool:
@@ -133,15 +134,10 @@ def _check_waits(run: Run, log: Any, before: Any, after: Any,
     read where the server had no load, before the load and after it."""
     if before is None or after is None or (failure and failure[0] != "invalid"):
         return failure
-    p, sampled = run.req.params, run.sampled
-    extra = sampled.sent if sampled else 0
-    ok = int(np.count_nonzero(log.status == rl.OK_STATUS))
-    most = len(log) + load_checks.IN_FLIGHT_ALLOWANCE * p["connections"] + extra
-    record, problem = waits_proof.whole_load_check(before, after, p, ok, most)
-    run.under_load["waits"] = record
-    if problem is None:
-        return failure
-    return "invalid", problem if failure is None else f"{failure[1]}; {problem}"
+    sampled = run.sampled
+    return run.with_waits(waits_proof.log_check(before, after, run.req.params, log.ok,
+                                                len(log), sampled.sent if sampled else 0),
+                          failure)
 
 
 LEAD_IN_CAP_S = 60.0

@@ -24,8 +24,10 @@ class WindowInstruments:
 
     def __init__(self, run: RunState, proc: ServerProcess, backend: LatencyBackend | None,
                  params: dict[str, Any], profiler: Profiler | None, local: bool,
-                 jit: JitProbe, sampler: BodySampler | None = None):
+                 jit: JitProbe, sampler: BodySampler | None = None,
+                 waits_at_edges: bool = True):
         self.run, self.proc, self.backend, self.jit = run, proc, backend, jit
+        self.waits_at_edges = waits_at_edges
         self.sampler = sampler
         self.params, self.profiler, self.local = params, profiler, local
         self._backend_before: Any = None
@@ -85,9 +87,10 @@ class WindowInstruments:
     def _waits(self) -> waits_proof.WaitsCount | None:
         """The server's wait totals, where its verification proved them (server.waits_proof),
         around a window whose generator starts and ends with it: a continuous load's are read
-        around the whole load (server.continuous_run). A read that fails leaves the window
+        around the whole load (server.continuous_run), an open-loop point load's around its
+        generator (waits_proof.WaitsAroundLoad). A read that fails leaves the window
         without the count, with a warning."""
-        if self.run.continuous:
+        if self.run.continuous or not self.waits_at_edges:
             return None
         found = waits_proof.read_if_proven(self.run.waits, self.run.target)
         if isinstance(found, str):

@@ -9,6 +9,11 @@ is cut from oha's log of every response: requests due in it that never answered 
 missed, at the time from the window's end to the stop as the floor of their latency, so a
 stall at the window's end shows in its p99 (server.request_log).
 
+What is counted over the whole load rather than at the window's edges (the in-process waits'
+proof: a read inside a running load would answer behind the requests queued before it, and
+requests due in the window answer in the tail) is read around the oha process, with the server
+idle, and checked against the log of every response (`Around`).
+
 The generator's CPU over the window is recorded: oha schedules its requests on the CPUs it is
 given, and one that used GENERATOR_BUSY_SHARE of them delays requests by its own queueing,
 which the server would be blamed for (server.capacity: such a window decides nothing).
@@ -20,7 +25,7 @@ import time
 from dataclasses import replace
 from typing import Protocol
 
-from concbench.server import continuous as cont
+from concbench.server import continuous as cont, request_log as rl
 from concbench.server.loadgen import LoadResult
 from concbench.server.loadgen.base import LoadSpec
 
@@ -51,6 +56,22 @@ class NoEdges:
         return None
 
 
+class Around(Protocol):
+    """What is read before the point load's generator starts and after it stops."""
+
+    def begin(self) -> None: ...
+
+    def end(self, log: rl.RequestLog) -> None: ...
+
+
+class NothingAround:
+    def begin(self) -> None:
+        return None
+
+    def end(self, log: rl.RequestLog) -> None:
+        return None
+
+
 def applies(spec: LoadSpec) -> bool:
     """Open loop, oha on this machine: what a point load needs."""
     return spec.rate > 0 and spec.runner is None
@@ -62,11 +83,14 @@ def point_spec(spec: LoadSpec, window_s: float, tail_s: float) -> LoadSpec:
 
 
 def run_point(spec: LoadSpec, window_s: float, alive: cont.Alive, tail_s: float = TAIL_S,
-              edges: Edges = NoEdges()) -> tuple[LoadResult | None, tuple[str, str] | None]:
+              edges: Edges = NoEdges(), around: Around = NothingAround()
+              ) -> tuple[LoadResult | None, tuple[str, str] | None]:
     """(the window's load, the server's failure); `edges` begin and end at the window's
-    edges (the window's instruments); tail_s at least TAIL_S (longer for a window whose
-    requests take longer). server.loadgen.LoadError when oha fails."""
+    edges (the window's instruments), `around` before the generator starts and after it
+    stopped (given its log); tail_s at least TAIL_S (longer for a window whose requests take
+    longer). server.loadgen.LoadError when oha fails."""
     tail_s = max(TAIL_S, tail_s)
+    around.begin()
     load = cont.ContinuousLoad(point_spec(spec, window_s, tail_s), alive, tail_s)
     try:
         failure = load.hold(max(0.0, LEAD_IN_S - (time.perf_counter() - load.stream.started)))
@@ -82,6 +106,7 @@ def run_point(spec: LoadSpec, window_s: float, alive: cont.Alive, tail_s: float 
         log = load.stop()
     finally:
         load.close()
+    around.end(log)
     return cont.window_load(log, load, t0, t1), None
 
 

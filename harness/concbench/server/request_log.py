@@ -57,6 +57,11 @@ class RequestLog:
     def __len__(self) -> int:
         return int(self.end_s.size)
 
+    @property
+    def ok(self) -> int:
+        """The responses with status 200."""
+        return int(np.count_nonzero(self.status == OK_STATUS))
+
     @classmethod
     def empty(cls) -> "RequestLog":
         z = np.zeros(0)

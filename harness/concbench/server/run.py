@@ -30,7 +30,7 @@ from concbench.server.request import VERIFY_IDS, ServerRequest
 from concbench.server.server_cpu import ServerCpuEdges
 from concbench.server.state import RunState
 from concbench.server.verify import CheckedRequest, check_request, wait_backend_quiet
-from concbench.server.waits_proof import WaitsVerification, waits_apply
+from concbench.server.waits_proof import WaitsAroundLoad, WaitsVerification, waits_apply
 from concbench.server.warmup import WarmupPolicy, warm_up
 from concbench.server.window_checks import check_window
 from concbench.workloads.server import Response
@@ -160,24 +160,29 @@ class ServerRun(RunState):
         return result, self._died(proc, phase)
 
     def point_load(self, proc: ServerProcess, duration_s: float, phase: str, rate: int,
-                   edges: rate_point.Edges = rate_point.NoEdges()
+                   edges: rate_point.Edges = rate_point.NoEdges(),
+                   around: rate_point.Around = rate_point.NothingAround()
                    ) -> tuple[LoadResult | None, Failure | None]:
         """One window at `rate` (0: closed loop), `edges` read at its edges: open loop with
         oha here, on a load of its own (server.rate_point: a lead-in at that rate, every
-        request due counted); otherwise (closed loop, wrk, a remote client) on the generator
-        of run_load."""
-        spec = self.req.load_spec(self.target, duration_s, rate)
-        if self.req.params["loadgen"] != "oha" or not rate_point.applies(spec):
+        request due counted, `around` read before it starts and after it stops); otherwise
+        (closed loop, wrk, a remote client) on the generator of run_load."""
+        if not self._on_point_load(duration_s, rate):
             edges.begin()
             found = self.run_load(proc, duration_s, phase, rate)
             edges.end()
             return found
+        spec = self.req.load_spec(self.target, duration_s, rate)
         tail_s = 3 * float(self.req.params["slo-p99-ms"] or 0) / 1000
         try:
             return rate_point.run_point(spec, duration_s, lambda: self._died(proc, phase),
-                                        tail_s, edges)
+                                        tail_s, edges, around)
         except LoadError as err:
             return None, self._died(proc, phase) or ("crash", f"load generator oha failed: {err}")
+
+    def _on_point_load(self, duration_s: float, rate: int) -> bool:
+        return self.req.params["loadgen"] == "oha" and rate_point.applies(
+            self.req.load_spec(self.target, duration_s, rate))
 
     def _died(self, proc: ServerProcess, phase: str) -> Failure | None:
         if not proc.wait(0.05):
@@ -201,22 +206,47 @@ class ServerRun(RunState):
                            keepalive=p["keepalive"] == "true")
 
     def instruments(self, proc: ServerProcess, backend: LatencyBackend | None,
-                    sampler: BodySampler | None = None) -> WindowInstruments:
-        """The window's instruments; `sampler`: one already sampling since the warm-up."""
+                    sampler: BodySampler | None = None,
+                    waits_at_edges: bool = True) -> WindowInstruments:
+        """The window's instruments; `sampler`: one already sampling since the warm-up;
+        `waits_at_edges`: the in-process waits read at the window's edges (a closed-loop
+        generator per window: the server idle there)."""
         local = self.req.where.server.remote is None and self.req.where.client.remote is None
         return WindowInstruments(self, proc, backend, self.req.params, self.req.profiler,
-                                 local, self.jit_probe(proc), sampler or self.body_sampler())
+                                 local, self.jit_probe(proc), sampler or self.body_sampler(),
+                                 waits_at_edges)
 
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
         """The measured window on a load of its own (loadgen=wrk, remote clients, the window at
-        a capacity search's rate)."""
-        self.load, failure = self.point_load(proc, self.req.params["duration-s"], "measured",
-                                             self.offered_per_s or 0,
-                                             self.instruments(proc, backend))
+        a capacity search's rate). An open-loop window's in-process waits are counted around
+        its oha process, against its log (waits_proof.WaitsAroundLoad), not at its edges."""
+        rate = self.offered_per_s or 0
+        duration_s = self.req.params["duration-s"]
+        around = WaitsAroundLoad(self.waits, self.target) \
+            if self._on_point_load(duration_s, rate) else None
+        instruments = self.instruments(proc, backend, waits_at_edges=around is None)
+        self.load, failure = self.point_load(proc, duration_s, "measured", rate, instruments,
+                                             around or rate_point.NothingAround())
         if failure or self.load is None:
             return failure
-        return self._check_load(self.load)
+        failure = self._check_load(self.load)
+        if around is None or (failure and failure[0] != "invalid"):
+            return failure
+        return self.with_waits(
+            around.check(self.req.params, self.sampled.sent if self.sampled else 0), failure)
+
+    def with_waits(self, checked: tuple[dict[str, Any], str | None] | None,
+                   failure: Failure | None) -> Failure | None:
+        """`failure` with the in-process waits' check over a whole load (waits_proof) added,
+        its record kept under load; None checked: nothing was read."""
+        if checked is None:
+            return failure
+        record, problem = checked
+        self.under_load["waits"] = record
+        if problem is None:
+            return failure
+        return "invalid", problem if failure is None else f"{failure[1]}; {problem}"
 
     def count_syscalls(self, proc: ServerProcess) -> Failure | None:
         """syscalls=true: perf stat over a window of its own after the measured one, at its

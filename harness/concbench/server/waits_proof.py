@@ -11,10 +11,12 @@ base + max(detail, extra) in place of three; the counts do not: each answered re
 wait of each kind, each at least as long as asked.
 
 The totals are read only while the server has no load: around the verification requests, and
-around a load (one continuous load: from before it starts to after it stops, against its log
-of every response; a generator per window: around that window, which it starts and ends). A
-read in the middle of a load would wait behind the requests queued in the server, and count
-at a moment the harness does not know.
+around a load (one continuous load, or the oha process of one open-loop window at a capacity
+search's rate: from before it starts to after it stops, against its log of every response; a
+closed-loop generator per window: around that window, which it starts and ends). A read in
+the middle of a load would wait behind the requests queued in the server, and count at a
+moment the harness does not know; and an open-loop window's requests are those due in it,
+some answered in the tail after it, their waits made after its end.
 
 A server that answers `/waits` with 404 has not implemented the proof: `invalid`, as a batch
 result without its sleeps' proof is.
@@ -26,7 +28,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from concbench.server import http_probe
+from concbench.server import http_probe, load_checks
 from concbench.workloads.server import ServerSpec
 
 PATH = "/waits"
@@ -164,6 +166,39 @@ def read_if_proven(waits: dict[str, Any] | None,
     """The totals now, where verification proved them (None otherwise); the problem (a str)
     when the read fails."""
     return read_or_problem(target) if (waits or {}).get("proven") else None
+
+
+def log_check(before: "WaitsCount | str", after: "WaitsCount | str", params: dict[str, Any],
+              ok: int, responses: int, sampled: int) -> tuple[dict[str, Any], str | None]:
+    """whole_load_check against a load's log: `ok` and all its `responses`, `sampled` the
+    harness's own checked requests (server.body_sampler) on top."""
+    most = responses + load_checks.IN_FLIGHT_ALLOWANCE * params["connections"] + sampled
+    return whole_load_check(before, after, params, ok, most)
+
+
+class WaitsAroundLoad:
+    """The totals read before an oha process starts and after it stops, the server idle at
+    both (server.rate_point.Around), checked against its log (`check`)."""
+
+    def __init__(self, waits: dict[str, Any] | None, target: tuple[str, int]):
+        self._waits, self._target = waits, target
+        self._before: "WaitsCount | str | None" = None
+        self._after: "WaitsCount | str | None" = None
+        self._log: tuple[int, int] | None = None
+
+    def begin(self) -> None:
+        self._before = read_if_proven(self._waits, self._target)
+
+    def end(self, log: Any) -> None:
+        self._after = read_if_proven(self._waits, self._target)
+        self._log = (log.ok, len(log))
+
+    def check(self, params: dict[str, Any], sampled: int
+              ) -> tuple[dict[str, Any], str | None] | None:
+        """(record, problem), or None when nothing was read (not proven, or no load ran)."""
+        if self._before is None or self._after is None or self._log is None:
+            return None
+        return log_check(self._before, self._after, params, *self._log, sampled)
 
 
 def whole_load_check(before: "WaitsCount | str", after: "WaitsCount | str",
