@@ -13,8 +13,10 @@ one of a known size.
   when the verdict is significant in the direction the factor sets (time and p99 up,
   requests/s down).
 
-Every test is the tool's (concbench.stats.inference: one value per process, Welch on the
-logarithms), and "significant" is decided over the whole family at once with the
+Every test is the tool's, both of them: within one result set round by round where the cells
+share enough rounds (concbench.stats.rounds.cell_test: the summary's ranks, the upgrades), and
+one value per process a side, Welch on the logarithms, as `compare` tests two result sets,
+which share no rounds. "Significant" is decided over the whole family at once with the
 Benjamini–Hochberg limit, as `compare` decides over a comparison. Each rate comes with its
 exact (Clopper–Pearson) binomial 95 % interval; the widths of the A/A intervals say how small
 a change the plan could see.
@@ -26,7 +28,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from concbench.compare import metrics_of, samples
+from concbench.compare import metrics_of, samples, within_plan_test
 from concbench.resultset.model import CellResult, ResultsDocument
 from concbench.stats.inference import RatioTest, fdr_limit, ratio_test
 
@@ -82,12 +84,18 @@ def _rest(cell: CellResult, knobs: tuple[str, ...]) -> str:
     return repr(sorted((k, repr(v)) for k, v in cell.params.items() if k not in knobs))
 
 
-def _tests(a: CellResult, b: CellResult, metrics: list[str]) -> list[tuple[str, RatioTest]]:
+METHODS = {"within one plan": True, "across result sets": False}
+"""The two ways the tool tests: round by round where it can (True), one value per process."""
+
+
+def _tests(a: CellResult, b: CellResult, metrics: list[str],
+           paired: bool) -> list[tuple[str, RatioTest]]:
     found = []
     for metric in metrics:
         sa, sb = samples(a, metric), samples(b, metric)
         if len(sa) >= 2 and len(sb) >= 2:
-            found.append((metric, ratio_test(sa, sb)))
+            found.append((metric, within_plan_test(a, b, metric) if paired
+                          else ratio_test(sa, sb)))
     return found
 
 
@@ -114,15 +122,15 @@ def _twin_of(cell: CellResult) -> str | None:
     return cell.contender[:-len(TWIN)] if cell.contender.endswith(TWIN) else None
 
 
-def aa_cases(cells: list[CellResult]) -> list[Case]:
+def aa_cases(cells: list[CellResult], paired: bool = True) -> list[Case]:
     found = []
     for base, twin in pairs(cells, _twin_of):
         found += [Case("A/A", base.workload, base.contender, m, 1.0, t)
-                  for m, t in _tests(base, twin, _metrics(base, twin))]
+                  for m, t in _tests(base, twin, _metrics(base, twin), paired)]
     return found
 
 
-def ab_cases(cells: list[CellResult]) -> list[Case]:
+def ab_cases(cells: list[CellResult], paired: bool = True) -> list[Case]:
     """Each contender's smallest-work cell of a knob group against its others."""
     groups: dict[tuple[str, str, str], list[CellResult]] = {}
     for c in cells:
@@ -138,7 +146,7 @@ def ab_cases(cells: list[CellResult]) -> list[Case]:
             factor = work(other.params) / work(base.params)
             moved = [m for m in _metrics(base) if m in MOVES]
             found += [Case("A/B", workload, name, m, factor, t)
-                      for m, t in _tests(base, other, moved)]
+                      for m, t in _tests(base, other, moved, paired)]
     return found
 
 
@@ -196,9 +204,9 @@ class Calibration:
         return sorted({round(c.factor, 3) for c in self.cases if c.kind == "A/B"})
 
 
-def calibrate(doc: ResultsDocument) -> Calibration:
+def calibrate(doc: ResultsDocument, paired: bool = True) -> Calibration:
     cells = list(doc.cells)
-    cases = aa_cases(cells) + ab_cases(cells)
+    cases = aa_cases(cells, paired) + ab_cases(cells, paired)
     limit = fdr_limit(c.test.p_value for c in cases)
     return Calibration(tuple(cases), limit)
 
@@ -217,20 +225,33 @@ def _by_workload(found: Calibration) -> list[str]:
     return lines
 
 
-def report(doc: ResultsDocument) -> str:
-    """The calibration as Markdown: the rates, then every case."""
-    found = calibrate(doc)
-    process_s = sum(r.wall_s for c in doc.cells for r in c.runs if r.wall_s)
+def _method(doc: ResultsDocument, name: str, paired: bool) -> tuple[Calibration, list[str]]:
+    """One method's rates and its table by workload, under a heading of its own."""
+    found = calibrate(doc, paired)
     width = found.median_half_width_pct()
-    lines = [f"# Calibration: {doc.run_id}", "",
-             f"Every verdict at a false-discovery rate of 5 % over the {len(found.cases)} "
-             f"tests (Benjamini–Hochberg: p ≤ {found.limit:.3g}); one value per process.", "",
+    how = ("round by round where two cells share 5 rounds or more, else one value per process"
+           if paired else "one value per process a side, as `compare` tests two result sets")
+    lines = [f"## {name[0].upper()}{name[1:]}", "",
+             f"{how}; every verdict at a false-discovery rate of 5 % over the "
+             f"{len(found.cases)} tests (Benjamini–Hochberg: p ≤ {found.limit:.3g}).", "",
              f"- A/A false positives: {found.false_positives().text()}"]
     lines += [f"- A/B ×{f:.2f} detected: {found.detections(f).text()}" for f in found.factors()]
     lines += [f"- median A/A 95 % interval: ±{width:.1f} %" if width is not None
-              else "- median A/A 95 % interval: none (fewer than 2 processes a side)",
-              f"- the processes' wall time: {process_s / 60:.1f} min", "",
-              *_by_workload(found), "",
+              else "- median A/A 95 % interval: none (fewer than 2 processes a side)", "",
+              *_by_workload(found), ""]
+    return found, lines
+
+
+def report(doc: ResultsDocument) -> str:
+    """The calibration as Markdown: each method's rates, then every case of the first."""
+    process_s = sum(r.wall_s for c in doc.cells for r in c.runs if r.wall_s)
+    lines = [f"# Calibration: {doc.run_id}", "",
+             f"The processes' wall time: {process_s / 60:.1f} min.", ""]
+    methods = [_method(doc, name, paired) for name, paired in METHODS.items()]
+    for _, block in methods:
+        lines += block
+    found = methods[0][0]
+    lines += [f"## Every case, {next(iter(METHODS))}", "",
               "| kind | workload | contender | metric | factor | ratio | 95 % interval | p | "
               "verdict |", "|---|---|---|---|---|---|---|---|---|"]
     for c in found.cases:

@@ -25,11 +25,12 @@ from typing import Any
 
 from concbench import steal, workloads
 from concbench.stats.syscall_cell import REPORTED as SYSCALL_COLUMNS
-from concbench.resultset.model import CellResult, ResultsDocument
+from concbench.resultset.model import CellResult, ResultsDocument, RunResult
 from concbench.stats import server_cell, syscall_cell
-from concbench.stats.inference import (ALPHA, TESTS, RatioTest, fdr_limit, ratio_test,
-                                       process_values)
-from concbench.stats.scans import points, process_times
+from concbench.stats.inference import (ALPHA, TESTS, RatioTest, fdr_limit, geometric_mean,
+                                       ratio_test)
+from concbench.stats.rounds import cell_test
+from concbench.stats.scans import memory_point
 
 __all__ = ["ALPHA", "TESTS", "RatioTest", "ratio_test", "compare", "family_limit", "metrics_of"]
 
@@ -108,21 +109,35 @@ class CellComparison:
         return (self.test.ratio < 1) == BY_NAME[self.metric].lower_is_better
 
 
-def samples(cell: CellResult, metric: str) -> list[float]:
-    """One value per ok run of one metric in a cell (p99 in seconds)."""
-    if metric == "requests/s":
-        return [float(r.load["requests_per_s"]) for r in cell.runs
-                if r.status == "ok" and r.load]
-    if metric == "p99":
-        return [float(r.load["latency_ms"]["p99"]) / 1000.0 for r in cell.runs
-                if r.status == "ok" and r.load and r.load.get("latency_ms")]
+def _run_value(run: RunResult, metric: str) -> float | None:
+    """One ok run's value of one metric (p99 in seconds), None when it has none."""
+    if run.status != "ok":
+        return None
+    if metric in ("requests/s", "p99"):
+        if not run.load or (metric == "p99" and not run.load.get("latency_ms")):
+            return None
+        return float(run.load["requests_per_s"]) if metric == "requests/s" \
+            else float(run.load["latency_ms"]["p99"]) / 1000.0
     stat = BY_NAME[metric].stat
     if stat is not None:
-        values = (server_cell.PER_RUN[stat](r) for r in cell.runs if r.status == "ok")
-        return [float(v) for v in values if isinstance(v, (int, float))]
+        value = server_cell.PER_RUN[stat](run)
+        return float(value) if isinstance(value, (int, float)) else None
     if metric == "time":
-        return process_values(process_times(cell))
-    return points(cell, metric)
+        times = [it.elapsed_ns / 1e9 for it in run.measured()]
+        return geometric_mean(times) if times else None
+    return memory_point(run)
+
+
+def samples(cell: CellResult, metric: str) -> list[float]:
+    """One value per ok run of one metric in a cell (p99 in seconds; time: the geometric mean
+    of the run's measured iterations)."""
+    return [v for r in cell.runs if (v := _run_value(r, metric)) is not None]
+
+
+def within_plan_test(base: CellResult, new: CellResult, metric: str,
+                     test: str = "welch") -> RatioTest:
+    """Two cells of one result set (stats.rounds.cell_test: round by round where it can)."""
+    return cell_test(base, new, lambda c: samples(c, metric), test)
 
 
 def _optional(cells: list[CellResult]) -> list[Metric]:

@@ -18,9 +18,10 @@ result set, as new ÷ old of the cell's headline figure.
   or events/s for channel; requests/s for a closed-loop server, the server's CPU per request
   at an open loop's rate, capacity for a search), read the summary's way: one value per
   process.
-- **The test** is the tool's (concbench.stats.inference.ratio_test): the ratio of geometric
-  means with its Welch 95 % interval on the logarithms; "faster" or "slower" when its p is at
-  most the Benjamini–Hochberg limit over every pair tested in the result set (a false-
+- **The test** is the tool's for two cells of one result set (concbench.stats.rounds
+  .cell_test): round by round where the two share 5 rounds or more of the interleaved plan,
+  else the ratio of geometric means with its Welch 95 % interval on the logarithms; "faster"
+  or "slower" when its p is at most the Benjamini–Hochberg limit over every pair tested in the result set (a false-
   discovery rate of 5 %, as `compare` and the summary decide). With fewer than 2 processes on
   a side there is a ratio, no interval and no verdict; a cell the summary leaves unranked (a
   server still warming up, a JVM still compiling) gets no verdict either.
@@ -36,7 +37,8 @@ from concbench import workloads
 from concbench.calibration import pairs
 from concbench.report.summary import SummaryMetric, summaries
 from concbench.resultset.model import CellResult, ResultsDocument
-from concbench.stats.inference import RatioTest, fdr_limit, ratio_test
+from concbench.stats.inference import RatioTest, fdr_limit
+from concbench.stats.rounds import cell_test
 
 NO_DIFFERENCE = "no difference the data can show"
 VERDICTS = {"memory": ("smaller", "larger"), "p99": ("lower p99", "higher p99"),
@@ -128,7 +130,7 @@ def _pair(base: CellResult, variant: CellResult, toolchains: dict[str, Any]) -> 
     case = cases[0]
     held = [f"{s.contender}: {s.status}" for s in case.standings if s.status != "ok"]
     so, sn = case.metric.samples(old), case.metric.samples(new)
-    test = ratio_test(so, sn) if so and sn else None
+    test = cell_test(old, new, case.metric.samples) if so and sn else None
     return Pair(old, new, case.metric, test, "; ".join(held) or None)
 
 

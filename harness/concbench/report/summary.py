@@ -38,7 +38,8 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from concbench.stats.inference import ALPHA, RatioTest, fdr_limit, process_values, ratio_test
+from concbench.stats.inference import ALPHA, RatioTest, fdr_limit, process_values
+from concbench.stats.rounds import cell_test
 from concbench.report import flags as flag_rules, stack
 from concbench.report.flags import Flag
 from concbench.report.views import SERVER_PREFIX, by_workload, headline, varying
@@ -203,12 +204,17 @@ def _center(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def worse_by(best: list[float], other: list[float], lower_is_better: bool,
+Measured = tuple[CellResult, list[float]]
+"""A cell and its samples of one metric."""
+
+
+def worse_by(best: Measured, other: Measured, metric: SummaryMetric,
              p_limit: float = ALPHA) -> RatioTest:
     """How many times `best`'s figure is better than `other`'s, with its interval and its
-    verdict at `p_limit` (the summary's Benjamini–Hochberg limit)."""
-    test = ratio_test(best, other) if lower_is_better else ratio_test(other, best)
-    return test.at(p_limit)
+    verdict at `p_limit` (the summary's Benjamini–Hochberg limit): round by round where the
+    two cells share enough rounds of an interleaved plan (stats.rounds.cell_test)."""
+    base, new = (best, other) if metric.lower_is_better else (other, best)
+    return cell_test(base[0], new[0], metric.samples).at(p_limit)
 
 
 def _one_measurement() -> Flag:
@@ -233,11 +239,11 @@ def _same(test: RatioTest | None) -> bool:
     return test is not None and min(test.n_base, test.n_new) >= 2 and not test.significant
 
 
-def _rank(i: int, samples: list[list[float]], lower: bool, p_limit: float) -> int:
+def _rank(i: int, measured: list[Measured], metric: SummaryMetric, p_limit: float) -> int:
     better = 0
-    for j, other in enumerate(samples):
+    for j, other in enumerate(measured):
         if j != i:
-            t = worse_by(other, samples[i], lower, p_limit)
+            t = worse_by(other, measured[i], metric, p_limit)
             better += t.significant and t.ratio > 1
     return 1 + better
 
@@ -291,11 +297,11 @@ def _ranked(measured: list[tuple[CellResult, list[float]]], metric: SummaryMetri
 def pairwise_p(cells: list[CellResult], metric: SummaryMetric) -> list[float]:
     """The p-values of every pair of ranked cells that a test can compare (2 processes or
     more on both sides): the case's share of the summary's family of tests."""
-    ranked = [s for _, s in _ranked(_measured(cells, metric), metric)]
+    ranked = _ranked(_measured(cells, metric), metric)
     found = []
     for i, mine in enumerate(ranked):
         for other in ranked[i + 1:]:
-            test = ratio_test(mine, other)
+            test = cell_test(mine[0], other[0], metric.samples)
             if test.p_value is not None and min(test.n_base, test.n_new) >= 2:
                 found.append(test.p_value)
     return found
@@ -309,16 +315,14 @@ def summarize_case(cells: list[CellResult], metric: SummaryMetric,
     every = _measured(cells, metric)
     held = [_held(c, metric, s, why) for c, s in every if (why := _unranked(c, metric))]
     measured = _ranked(every, metric)
-    lower = metric.lower_is_better
     standings: list[Standing] = []
-    all_samples = [s for _, s in measured]
     for i, (cell, samples) in enumerate(measured):
-        test = worse_by(all_samples[0], samples, lower, p_limit) if i else None
-        previous = worse_by(all_samples[i - 1], samples, lower, p_limit) if i else None
+        test = worse_by(measured[0], measured[i], metric, p_limit) if i else None
+        previous = worse_by(measured[i - 1], measured[i], metric, p_limit) if i else None
         standings.append(Standing(
             cell.contender, cell.status, cell.reason, _figure(cell, metric, samples),
             len(samples), test.ratio if test else 1.0, test.ci95 if test else None,
-            _rank(i, all_samples, lower, p_limit), _same(test),
+            _rank(i, measured, metric, p_limit), _same(test),
             tuple(_flags(cell, metric, len(samples))), _same(previous), stack.of(cell)))
     standings += held
     done = {s.contender for s in standings}

@@ -18,6 +18,13 @@ processes when the between-process part dominates, more iterations when the with
   logarithms of the per-process values (Welch, 1947); Mann–Whitney's U on the values with
   `test="mann-whitney"`. A sample with a value ≤ 0 has no logarithm: the ratio of medians and
   Mann–Whitney's p. Fewer than 2 processes on a side: a ratio, no interval, never a verdict.
+- Two cells of one interleaved plan (`paired_ratio_test`): when they share PAIRED_ROUNDS
+  rounds or more, round by round. A host that changes speed in phases slows both runs of a
+  round alike, and their ratio cancels it; the interval and the paired t-test are on the
+  logarithms of the rounds' ratios, rounds − 1 degrees of freedom (randomized multiple
+  interleaved trials: Abedi & Brecht, "Conducting Repeatable Experiments in Highly Variable
+  Cloud Computing Environments", ICPE 2017). Two result sets (`compare`) cannot be paired:
+  their rounds are different runs.
 - Many tests at once (`fdr_limit`): the Benjamini–Hochberg step-up procedure (1995) over the
   family's p-values gives the largest p still called significant, so that of the differences
   called significant at most ALPHA are expected to be false, whatever the family's size.
@@ -32,6 +39,10 @@ from typing import Iterable, Sequence
 
 ALPHA = 0.05
 TESTS = ("welch", "mann-whitney")
+PAIRED_ROUNDS = 5
+"""Rounds two cells must share to be compared round by round: 4 degrees of freedom (t = 2.78,
+against Welch's 2.31 on five processes a side), fewer than a host's phases usually cost an
+unpaired test here (docs/measurement.md, "Calibration"); with fewer rounds, unpaired."""
 
 
 def _stats():
@@ -188,6 +199,28 @@ def ratio_test(base: Sequence[float], new: Sequence[float], test: str = "welch")
     if test == "mann-whitney":  # on the values: ranks need no logarithm, which could tie them
         p = _mann_whitney(base, new)
     return RatioTest(*medians, ratio, ci, p, p < ALPHA, len(lb), len(ln))
+
+
+def paired_ratio_test(pairs: Sequence[tuple[float, float]]) -> RatioTest:
+    """NEW against BASE from (base, new) values of the same rounds of one interleaved plan
+    (one value per process): the geometric mean of the rounds' ratios, its Student-t 95 %
+    interval on their logarithms and the paired t-test's p. Values ≤ 0 have no logarithm:
+    the unpaired ratio_test of the two sides (medians, Mann–Whitney)."""
+    base, new = [b for b, _ in pairs], [n for _, n in pairs]
+    if len(pairs) < 2 or min(base) <= 0 or min(new) <= 0:
+        return ratio_test(base, new)
+    logs = [math.log(n / b) for b, n in pairs]
+    d = statistics.fmean(logs)
+    se = statistics.stdev(logs) / math.sqrt(len(logs))
+    ratio = math.exp(d)
+    if se == 0:
+        p, ci = (1.0 if d == 0 else 0.0), (ratio, ratio)
+    else:
+        half = t_975(len(logs) - 1) * se
+        ci = (math.exp(d - half), math.exp(d + half))
+        p = float(2 * _stats().t.sf(abs(d) / se, len(logs) - 1))
+    return RatioTest(statistics.median(base), statistics.median(new), ratio, ci, p, p < ALPHA,
+                     len(base), len(new))
 
 
 # -- many tests -------------------------------------------------------------------------------

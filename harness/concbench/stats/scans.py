@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from concbench.resultset.model import CellResult
+from concbench.resultset.model import CellResult, RunResult
 from concbench.stats.scaling import ScalingFit, fit
 
 SIZE_PARAMS = ("tasks", "requests", "workers", "connections", "events")
@@ -84,12 +84,13 @@ def points(cell: CellResult, metric: str) -> list[float]:
         return [float(v) for v in (_window(r, key) for r in ok) if isinstance(v, (int, float))]
     if metric == "time":
         return [it.elapsed_ns / 1e9 for r in ok for it in r.measured()]
-    found = []
-    for run in ok:
-        at_mark = next((m.get("rss_bytes") for m in run.marks.values() if m.get("rss_bytes")),
-                       None)
-        found.append(float(at_mark or run.peak_rss_bytes))
-    return found
+    return [memory_point(run) for run in ok]
+
+
+def memory_point(run: RunResult) -> float:
+    """A run's memory: its RSS at the all-spawned mark, else its peak RSS."""
+    at_mark = next((m.get("rss_bytes") for m in run.marks.values() if m.get("rss_bytes")), None)
+    return float(at_mark or run.peak_rss_bytes)
 
 
 def _groups(cells: Iterable[CellResult], param: str) -> dict[tuple, list[CellResult]]:
