@@ -66,7 +66,7 @@ def test_a_window_owes_a_wait_of_each_kind_per_response_within_the_in_flight_bou
 
 # -- through the harness, fake servers (middle, measuring) -------------------------------------
 
-CAPACITY = ("--param", "loadgen=oha", "--param", "slo-p99-ms=300", "--param", "capacity-steps=2",
+CAPACITY = ("--param", "loadgen=oha", "--param", "slo-p99-ms=150", "--param", "capacity-steps=1",
             "--param", "capacity-window-s=1")
 """An open-loop window at a capacity search's rate: one oha process of its own (lead-in,
 window, tail), its waits counted around that process against its log, never at the window's
