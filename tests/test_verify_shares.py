@@ -3,11 +3,13 @@ so that N processes at once verify everything once."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import pytest
 
 from concbench import manifest, paths, verify
+from concbench.server import placement, setup
 
 CONTENDERS = manifest.discover(paths.REPO_ROOT / "contenders")
 
@@ -51,3 +53,15 @@ def test_a_cell_on_the_server_start_before_it_costs_a_load_not_a_start():
     aggregate = verify.plan(CONTENDERS, ["spring-mvc"], ["http-aggregate"]).cells
     assert len(aggregate) == 2, "inproc and http downstreams: two server commands"
     assert verify.contender_cost(list(aggregate)) == 2 * verify._cost(aggregate[0])
+
+
+def test_a_share_floats_over_the_cpus_and_the_whole_plan_is_pinned():
+    """Shares run at once: pinned, every share's servers would take the same CPU (the lower
+    half), so a share leaves its servers and generators unpinned; the whole plan keeps the
+    usual split."""
+    whole = verify.plan(CONTENDERS, [], ["http-hello"])
+    part = verify.plan(CONTENDERS, [], ["http-hello"], (1, 3))
+    assert setup.placement_of(part.settings) == placement.UNPINNED
+    assert setup.placement_of(whole.settings) == placement.choose(None, None)
+    if len(os.sched_getaffinity(0)) >= 2:
+        assert setup.placement_of(whole.settings).pinned

@@ -73,6 +73,9 @@ class Settings:
     """--cpus / --memory: the cgroup limits of every cell that sets none of its own."""
     precision: Precision | None = None
     """--precision: more processes of a cell until its headline's interval is this narrow."""
+    pin_servers: bool = True
+    """Server and generator on CPUs of their own (server.placement); False: both float over
+    every CPU, for verify's shares, which run at once and check answers, not speed."""
     share_server_starts: bool = False
     """Consecutive one-run cells of one server contender and workload whose server command is
     the same run on one server start, one after another (scheduler.shared_start): verify's,

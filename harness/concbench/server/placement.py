@@ -29,6 +29,10 @@ class Placement:
                 "backend": list(self.backend)}
 
 
+UNPINNED = Placement((), (), ())
+"""Nothing pinned: server, generator and backend go where the kernel puts them."""
+
+
 def cpu_list(text: str, option: str) -> tuple[int, ...]:
     """'0', '0-3', '0,2,4-5' → CPU numbers (any machine's: not checked against this one)."""
     cpus: set[int] = set()

@@ -13,9 +13,9 @@ from typing import Any, Callable, Protocol
 from concbench import tools
 from concbench.build import Builder
 from concbench.manifest import Contender
-from concbench.plan import Plan
+from concbench.plan import Plan, Settings
 from concbench.server import backend
-from concbench.server.placement import Placement, choose
+from concbench.server.placement import UNPINNED, Placement, choose
 from concbench.server.sites import Sites
 
 
@@ -69,6 +69,13 @@ def raise_open_file_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def placement_of(settings: Settings) -> Placement:
+    """Where the plan's servers and generators run (`pin_servers` False: nowhere in
+    particular)."""
+    return choose(settings.server_cpus, settings.client_cpus) if settings.pin_servers \
+        else UNPINNED
+
+
 def prepare(plan: Plan, builder: Builder, say: Callable[[str], None],
             open_remotes: OpenRemotes) -> ServerContext | None:
     """None when the plan has no server cells; `open_remotes` is called only when the plan
@@ -77,7 +84,7 @@ def prepare(plan: Plan, builder: Builder, say: Callable[[str], None],
     if not server_cells:
         return None
     raise_open_file_limit()
-    placement = choose(plan.settings.server_cpus, plan.settings.client_cpus)
+    placement = placement_of(plan.settings)
     remotes = open_remotes(plan.settings.hosts, server_cells, placement, say) \
         if plan.settings.hosts else None
     needed = {"taskset"}
