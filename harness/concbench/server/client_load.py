@@ -106,7 +106,7 @@ def refusal(params: dict[str, Any], clients: int) -> str | None:
     if clients < 2:
         return None
     if params.get("loadgen") != "oha":
-        return (f"--client-host given {clients} times needs --param loadgen=oha: the clients' "
+        return (f"a load split over {clients} client hosts needs --param loadgen=oha: their "
                 "latencies are merged from oha's log of every response, and wrk gives "
                 "percentiles only, which cannot be merged")
     if params.get("think-ms"):
