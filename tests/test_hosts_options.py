@@ -34,6 +34,9 @@ def test_a_name_comes_from_the_hosts_file(tmp_path: Path):
     ('[hosts.a]\naddress = "h"\nreach = "x:1"\n', "reach needs serve_port"),
     ("not toml [", "not valid TOML"),
     ('[hosts.a]\naddress = "h"\ncpus = "x-1"\n', "give CPU numbers"),
+    ('[hosts.a]\naddress = "h"\nsources = ["198.18.0.300"]\n', "IPv4 addresses"),
+    ('[hosts.a]\naddress = "h"\nsources = "198.18.0.13"\n', "IPv4 addresses"),
+    ('[hosts.a]\naddress = "h"\n[roles]\nx = 1\n', "unknown tables"),
 ])
 def test_a_bad_hosts_file_is_a_user_error(tmp_path: Path, text: str, words: str):
     f = tmp_path / "hosts.toml"

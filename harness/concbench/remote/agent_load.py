@@ -11,7 +11,8 @@ Over its session (JSON lines both ways):
    window's CPU out of these readings), and when the generator ends says `done`: its exit,
    its CPU (wait4), the readings, and its stdout (oha's CSV log of every response), gzipped.
 
-Its stdin is its lifeline, as for every agent command: once the harness's end closes, the
+With `sources`, each connection binds to the next of those addresses first
+(server.loadgen.source_bind). Its stdin is its lifeline, as for every agent command: once the harness's end closes, the
 generator's process group is killed. Standard library and concbench's process helpers only.
 """
 
@@ -32,6 +33,7 @@ from typing import Any, Callable
 
 from concbench.proc.deathsig import dies_with_us
 from concbench.proc.tree import exact_cpu_s
+from concbench.server.loadgen import source_bind
 
 CPU_POLL_S = 0.05
 FIRST_SEND_LIMIT_S = 10.0
@@ -70,6 +72,8 @@ class ArmedGenerator:
     def __init__(self, spec: dict[str, Any], emit: Callable[[dict[str, Any]], None]):
         self.argv = [str(a) for a in spec["argv"]]
         self.timeout_s = float(spec["timeout_s"])
+        self.sources = [str(a) for a in spec.get("sources") or ()]
+        """Source addresses its connections bind to in turn (server.loadgen.source_bind)."""
         self.emit = emit
         self._tmp = tempfile.TemporaryDirectory(prefix="concbench-load-")
         self.proc: subprocess.Popen | None = None
@@ -78,7 +82,7 @@ class ArmedGenerator:
         """Why the command cannot run here, or None."""
         if shutil.which(self.argv[0]) is None:
             return f"{self.argv[0]} not found on this host"
-        return None
+        return source_bind.problem(self.sources) if self.sources else None
 
     def run(self) -> None:
         """Start, report the first send, sample CPU until exit, report the outcome."""
@@ -86,7 +90,9 @@ class ArmedGenerator:
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             go = time.perf_counter()
             self.proc = subprocess.Popen(dies_with_us(self.argv), stdin=subprocess.DEVNULL,
-                                         stdout=out, stderr=err, start_new_session=True)
+                                         stdout=out, stderr=err, start_new_session=True,
+                                         env={**os.environ,
+                                              **source_bind.environment(self.sources)})
         spawned = time.perf_counter()
         first = self._first_send()
         self.emit({"type": "started", "pid": self.proc.pid, "go": go, "spawned": spawned,

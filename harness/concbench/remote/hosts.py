@@ -15,6 +15,7 @@ over SSH and where its processes go:
     python = "python3"          # the interpreter that runs concbench's agent there
     serve_port = 18080          # a fixed server port (a firewall lets only it through)
     reach = "198.18.0.12:18080" # where others connect to reach the server (a proxy in front)
+    sources = ["198.18.0.13", "198.18.0.23"]  # a client's connections bind to these in turn
 
     [groups]
     load = ["c1", "c2", "c3"]   # `--client-host load`: the load split over these hosts
@@ -26,6 +27,7 @@ every client (server.client_load). No role given means the local machine, as bef
 from __future__ import annotations
 
 import getpass
+import ipaddress
 import os
 import re
 import tomllib
@@ -40,7 +42,7 @@ DEFAULT_WORKDIR = "/var/tmp/concbench-remote"
 _SPEC = re.compile(r"(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>[A-Za-z0-9._-]+|\[[0-9a-fA-F:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?")
 _KEYS = {"address", "user", "port", "key", "known_hosts", "cpus", "workdir", "python",
-         "serve_port", "reach"}
+         "serve_port", "reach", "sources"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ class Host:
     python: str = "python3"
     serve_port: int | None = None
     reach: str | None = None
+    sources: tuple[str, ...] = ()
+    """IPv4 addresses of this host a generator here binds its connections to, in turn
+    (more than one source address's ~28 000 ports per server address and port)."""
     options: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -75,7 +80,8 @@ class Host:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "address": self.address, "user": self.user,
                 "ssh_port": self.port, "cpus": self.cpus, "workdir": self.workdir,
-                "serve_port": self.serve_port, "reach": self.reach}
+                "serve_port": self.serve_port, "reach": self.reach,
+                **({"sources": list(self.sources)} if self.sources else {})}
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,18 @@ def _from_entry(name: str, e: dict[str, Any], where: str) -> Host:
                 port=port, key=path("key"), known_hosts=path("known_hosts"),
                 cpus=e.get("cpus"), workdir=str(e.get("workdir") or DEFAULT_WORKDIR),
                 python=str(e.get("python") or "python3"), serve_port=serve_port,
-                reach=str(reach) if reach else None)
+                reach=str(reach) if reach else None, sources=_sources(name, e, where))
+
+
+def _sources(name: str, e: dict[str, Any], where: str) -> tuple[str, ...]:
+    given = e.get("sources", [])
+    try:
+        if not isinstance(given, list):
+            raise ValueError
+        return tuple(str(ipaddress.IPv4Address(a)) for a in given)
+    except ValueError:
+        raise UserError(f"{where}: [hosts.{name}] sources = {given!r}: give a list of the "
+                        'host\'s IPv4 addresses, e.g. ["198.18.0.13", "198.18.0.23"]') from None
 
 
 def _me() -> str:

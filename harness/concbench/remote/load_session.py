@@ -31,7 +31,8 @@ ARM_TIMEOUT_S = 60.0
 class LoadSession:
     """One generator on one client host (server.client_load.ClientSession)."""
 
-    def __init__(self, remote: RemoteHost | None, argv: list[str], timeout_s: float):
+    def __init__(self, remote: RemoteHost | None, argv: list[str], timeout_s: float,
+                 sources: tuple[str, ...] = ()):
         self.remote = remote
         self.host = remote.host.name if remote else "local"
         self.timeout_s = timeout_s
@@ -42,7 +43,8 @@ class LoadSession:
         self.uncertainty_s = 0.0
         self._started: dict[str, Any] | None = None
         self._ended = threading.Event()
-        self.proc = agent_popen(remote, "load", {"argv": argv, "timeout_s": timeout_s})
+        self.proc = agent_popen(remote, "load", {"argv": argv, "timeout_s": timeout_s,
+                                                 "sources": list(sources)})
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
 
@@ -152,8 +154,9 @@ class LoadSession:
         end_session(self.proc, 15)
 
 
-def open_session(remote: RemoteHost | None, argv: list[str], timeout_s: float) -> LoadSession:
+def open_session(remote: RemoteHost | None, argv: list[str], timeout_s: float,
+                 sources: tuple[str, ...] = ()) -> LoadSession:
     try:
-        return LoadSession(remote, argv, timeout_s)
+        return LoadSession(remote, argv, timeout_s, sources)
     except (OSError, HostError) as err:
         raise LoadError(f"cannot start the generator's session: {err}") from None

@@ -28,7 +28,11 @@ class RemoteSite(Site):
         return str(self.remote.checked.get("tools", {}).get(name) or name)
 
     def load_session(self, argv: list[str], timeout_s: float) -> LoadSession:
-        return open_session(self.remote, argv, timeout_s)
+        return open_session(self.remote, argv, timeout_s, self.sources)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return self.remote.host.sources if self.remote else ()
 
     def start(self, local_argv: list[str], cwd: Path, env: dict[str, str],
               remote_spec: dict[str, Any], rss_limit: int | None,

@@ -152,6 +152,7 @@ def generator_record(w: ClientWindow, earliest_s: float) -> dict[str, Any]:
     p99 = w.found.percentile(99)
     return {"host": w.share.host, "connections": w.share.connections, "rate": w.share.rate,
             "threads": w.share.threads, "cpus": list(w.share.site.generator_cpus()),
+            "sources": list(w.share.site.sources),
             "started_ms": round((w.run.start_s - earliest_s) * 1000, 3),
             "ended_ms": round((w.run.ended_s - earliest_s) * 1000, 3),
             "clock_uncertainty_ms": round(w.run.clock_uncertainty_s * 1000, 3),

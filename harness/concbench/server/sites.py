@@ -59,6 +59,12 @@ class Site:
         """The CPUs a generator here may use: the site's, else every CPU of its host."""
         return self.cpus or tuple(sorted(os.sched_getaffinity(0)))
 
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Source addresses a generator here binds its connections to (none: the kernel's
+        choice)."""
+        return ()
+
     def tool(self, name: str) -> str:
         """Where a tool is here (a remote site: where the host's agent found it)."""
         return str(tools.path(name) or name)
