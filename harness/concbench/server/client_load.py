@@ -230,6 +230,14 @@ def _signal_name(text: str) -> str:
         return text
 
 
+def _keep(run: Run, record: SplitWindow, failed: bool) -> None:
+    """The window the run records: the measured one, unless a later window failed (a window
+    after it, for system calls, does not replace it)."""
+    kept = run.clients
+    if failed or kept is None or kept.phase != "measured" or record.phase == "measured":
+        run.clients = record
+
+
 def _judge(run: Run, phase: str, parts: list[split.ClientShare],
            outcomes: list[GeneratorRun | LoadError], t0: float, t1: float, total: int,
            command: list[str], around: Around | None = None
@@ -248,14 +256,12 @@ def _judge(run: Run, phase: str, parts: list[split.ClientShare],
         assert isinstance(got, GeneratorRun)
         windows.append(cut(part, got, t0, t1, total))
     record = SplitWindow(phase, logs={w.share.host: w.run.log for w in windows})
-    if not windows:
-        run.clients = record
-        return None, ("crash", f"{phase} load: " + "; ".join(problems))
-    load = merged_load(windows, t0, t1, command)
-    record.record = {**load.notes["clients"], "phase": phase,
-                     "failed": problems or None}
-    run.clients = record
-    if problems:
+    load = merged_load(windows, t0, t1, command) if windows else None
+    record.record = {**(load.notes["clients"] if load else {"count": len(parts),
+                                                             "generators": []}),
+                     "phase": phase, "failed": problems or None}
+    _keep(run, record, bool(problems))
+    if load is None or problems:
         return None, ("crash", f"{phase} load: " + "; ".join(problems))
     for w in windows if phase == "measured" else ():
         if w.saturated:

@@ -158,14 +158,28 @@ def generator_record(w: ClientWindow, earliest_s: float) -> dict[str, Any]:
             "clock_uncertainty_ms": round(w.run.clock_uncertainty_s * 1000, 3),
             "log_shift_s": w.shift_s - earliest_s, "responses": w.found.responses,
             "ok": w.found.ok, "missed": w.found.missed,
+            **({"due": w.found.responses + w.found.missed} if w.share.rate else {}),
             "requests_per_s": w.served.ok_per_s, "p99_ms": p99,
             "connections_opened_in_window": w.opened, "window_cpu_s": round(w.cpu_s, 4),
             "cpu_percent": round(100 * w.cpu_share, 2), "saturated": w.saturated,
             "cpu_s": w.run.cpu_s}
 
 
+@dataclass(frozen=True)
+class SplitLoad(LoadResult):
+    """The load of several generators: its CPU is all of theirs (the generators' CPU per
+    request), its CPU share the busiest one's, since one saturated generator bounds the
+    window whatever the others did (server.saturation, the capacity search's inconclusive
+    windows and the cell's generator-bound flag all read cpu_percent)."""
+
+    busiest_percent: float | None = None
+
+    def cpu_percent(self) -> float | None:
+        return self.busiest_percent
+
+
 def merged_load(windows: list[ClientWindow], t0: float, t1: float,
-                command: list[str]) -> LoadResult:
+                command: list[str]) -> SplitLoad:
     """The window's load over every client: latencies of the pooled requests, rates summed,
     the busiest generator's CPU share as the load's (one saturated generator bounds the
     window whatever the others did), every generator's record in `clients`."""
@@ -176,7 +190,6 @@ def merged_load(windows: list[ClientWindow], t0: float, t1: float,
     rate = sum(w.share.rate for w in windows)
     notes: dict[str, Any] = {
         "continuous": True, "connections_opened_in_window": sum(w.opened for w in windows),
-        "cpu_percent": round(100 * busiest.cpu_share, 2),
         "clients": {"count": len(windows),
                     "start_skew_ms": round(1000 * (max(w.run.start_s for w in windows)
                                                     - earliest), 3),
@@ -190,7 +203,7 @@ def merged_load(windows: list[ClientWindow], t0: float, t1: float,
                     "generators": [generator_record(w, earliest) for w in windows]}}
     if rate > 0:
         notes.update({"due": found.responses + found.missed, "missed": found.missed})
-    return LoadResult(
+    return SplitLoad(
         generator="oha", requests=found.responses, ok_requests=found.ok, duration_s=t1 - t0,
         requests_per_s=served_ok / (t1 - t0) if t1 > t0 else 0.0,
         latency_ms=rl.latency_ms(found), percentiles=rl.percentile_points(found),
@@ -199,4 +212,5 @@ def merged_load(windows: list[ClientWindow], t0: float, t1: float,
         cpu_s=sum(w.cpu_s for w in windows), wall_s=t1 - t0,
         cpus=tuple(c for w in windows for c in w.share.site.generator_cpus()),
         command=command, corrected=rate > 0, bytes_received=found.body_bytes,
-        bytes_counted="body", ok_body_sizes=dict(found.ok_body_sizes), notes=notes)
+        bytes_counted="body", ok_body_sizes=dict(found.ok_body_sizes), notes=notes,
+        busiest_percent=100 * busiest.cpu_share)
