@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from concbench.server import client_load, client_split
-from concbench.server.client_merge import GeneratorRun, cut, merged_load, pooled
+from concbench.server.client_merge import GeneratorRun, cut, merged_load, pooled, whole_log
 from concbench.server.loadgen.base import LoadError, LoadSpec
 from concbench.server.request_log import HEADER
 from concbench.server.sites import Site
@@ -177,3 +177,14 @@ def test_a_killed_client_fails_the_run_with_its_reason_and_the_others_are_kept()
     _, failure = client_load._judge(_Run(), "measured", parts, [outcomes[0], outcomes[2], lost],
                                     101.5, 104.5, 6, ["oha"])
     assert "lost contact with c2" in failure[1]
+
+
+def test_every_clients_whole_log_is_one_log_on_one_clock():
+    rng = np.random.default_rng(5)
+    parts = client_split.shares(_spec(4), 0, _sites(2))
+    runs = [_run("c0", _log(rng, 300, 1.0, 5.0), 5.0), _run("c1", _log(rng, 200, 1.0, 5.0), 7.0)]
+    windows = [cut(p, r, 8.0, 9.0, 6) for p, r in zip(parts, runs)]
+    log = whole_log(windows)
+    assert len(log) == 500 and bool(np.all(np.diff(log.end_s) >= 0))
+    assert log.first_write_s == pytest.approx(5.0)  # the first client's first request
+    assert log.end_s.max() > 7.0 + 4.0  # the second client's log, shifted to its start
