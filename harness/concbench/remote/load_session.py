@@ -1,7 +1,7 @@
 """The harness's end of one armed load generator on a client host (remote.agent_load): the
 session opened and armed, the host's clock put on the harness's, the generator started on
 `go`, and its outcome with every reading on the harness's clock
-(server.client_load.GeneratorRun).
+(server.client_merge.GeneratorRun).
 
 The host's clock: PINGS pings, each answered with the agent's time.perf_counter(); the one
 with the shortest round trip gives the offset (the agent's reading taken halfway through it,
