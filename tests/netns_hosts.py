@@ -28,6 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 ROOT_ADDRESS = "198.18.0.1"
 PREFIX = 24
 ADDRESSES = {"server": "198.18.0.2", "client": "198.18.0.3", "backend": "198.18.0.4"}
+MORE_CLIENTS = ("198.18.0.5", "198.18.0.6", "198.18.0.7")
+"""Addresses of client2, client3, …: the hosts of a load split over several clients."""
 BENCH_RANGE = ipaddress.ip_network("198.18.0.0/15")
 SSHD = "/usr/sbin/sshd"
 # binary that shows each package is installed (absolute paths are checked as files)
@@ -303,14 +305,25 @@ def _teardown(hosts: dict[str, TestHost], veths: dict[str, str], bridge: str,
 _active: set[str] = set()  # tags of this process's networks that are up
 
 
+def _code(name: str) -> str:
+    """A host's short tag in its namespace's and veth's names (15 characters at most):
+    s, c, b, then c2, c3, …"""
+    return name[0] + (name[-1] if name[-1].isdigit() else "")
+
+
 @contextlib.contextmanager
-def three_hosts(tmp: Path) -> Iterator[TestNetwork]:
-    """Server, client and backend hosts (198.18.0.2-4) reachable by SSH as root."""
+def three_hosts(tmp: Path, more_clients: int = 0) -> Iterator[TestNetwork]:
+    """Server, client and backend hosts (198.18.0.2-4) reachable by SSH as root; with
+    `more_clients`, client2, client3, … too (198.18.0.5 on)."""
     tmp = Path(tmp).resolve()
     tmp.mkdir(parents=True, exist_ok=True)
     tag = f"cbt{os.getpid()}"
-    hosts = {name: TestHost(name, f"{tag}{name[0]}", addr) for name, addr in ADDRESSES.items()}
-    veths = {name: f"{tag}v{name[0]}" for name in hosts}
+    if more_clients > len(MORE_CLIENTS):
+        raise NetnsError(f"at most {len(MORE_CLIENTS)} more clients")
+    addresses = {**ADDRESSES, **{f"client{i + 2}": MORE_CLIENTS[i] for i in range(more_clients)}}
+    hosts = {name: TestHost(name, f"{tag}{_code(name)}", addr)
+             for name, addr in addresses.items()}
+    veths = {name: f"{tag}v{_code(name)}" for name in hosts}
     bridge, procs, clean_exit = f"{tag}br", [], False
     if _active:  # the names and addresses are per process: a second one would tear down the first
         raise NetnsError("a test network is already up in this process; use one at a time")
@@ -346,4 +359,4 @@ def three_hosts(tmp: Path) -> Iterator[TestNetwork]:
 
 
 __all__ = ["TestHost", "TestNetwork", "NetnsError", "skip_reason", "ensure_packages", "three_hosts",
-           "ROOT_ADDRESS", "ADDRESSES"]
+           "ROOT_ADDRESS", "ADDRESSES", "MORE_CLIENTS"]

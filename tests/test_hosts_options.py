@@ -34,6 +34,9 @@ def test_a_name_comes_from_the_hosts_file(tmp_path: Path):
     ('[hosts.a]\naddress = "h"\nreach = "x:1"\n', "reach needs serve_port"),
     ("not toml [", "not valid TOML"),
     ('[hosts.a]\naddress = "h"\ncpus = "x-1"\n', "give CPU numbers"),
+    ('[hosts.a]\naddress = "h"\nsources = ["198.18.0.300"]\n', "IPv4 addresses"),
+    ('[hosts.a]\naddress = "h"\nsources = "198.18.0.13"\n', "IPv4 addresses"),
+    ('[hosts.a]\naddress = "h"\n[roles]\nx = 1\n', "unknown tables"),
 ])
 def test_a_bad_hosts_file_is_a_user_error(tmp_path: Path, text: str, words: str):
     f = tmp_path / "hosts.toml"
@@ -61,3 +64,28 @@ def test_ssh_failures_read_as_what_to_do():
 def test_a_remote_client_needs_a_remote_server():
     with pytest.raises(UserError, match="needs --server-host"):
         roles_from(None, "root@198.18.0.3", None, None, None)
+
+
+def test_several_clients_come_from_the_options_or_a_group(tmp_path: Path):
+    f = tmp_path / "hosts.toml"
+    f.write_text('[hosts.srv]\naddress = "198.18.0.2"\n[hosts.c1]\naddress = "198.18.0.3"\n'
+                 '[hosts.c2]\naddress = "198.18.0.5"\n[groups]\nload = ["c1", "c2"]\n')
+    given = roles_from("srv", ["c1", "root@198.18.0.6"], None, str(f), None)
+    assert [h.address for h in given.clients] == ["198.18.0.3", "198.18.0.6"]
+    grouped = roles_from("srv", "load", None, str(f), None)
+    assert [h.name for h in grouped.clients] == ["c1", "c2"]
+    assert [h.name for h in grouped.distinct()] == ["srv", "c1", "c2"]
+    with pytest.raises(UserError, match="given twice"):
+        roles_from("srv", ["load", "c2"], None, str(f), None)
+    f.write_text(f.read_text().replace('load = ["c1", "c2"]', "load = 3"))
+    with pytest.raises(UserError, match=r"\[groups\]"):
+        roles_from("srv", "load", None, str(f), None)
+
+
+def test_several_clients_with_wrk_exit_2_before_anything_runs(cli):
+    res = cli("run", "http-hello", "--contender", "fake-server", "--param", "loadgen=wrk",
+              "--server-host", "root@198.18.0.2", "--client-host", "root@198.18.0.3",
+              "--client-host", "root@198.18.0.5")
+    assert res.code == 2 and "Traceback" not in res.stderr, res.stderr
+    said = " ".join(res.stderr.split())
+    assert "over 2 client hosts needs --param loadgen=oha" in said and "cannot be merged" in said

@@ -108,8 +108,9 @@ _run_options = [
                  "and wall-clock for JVMs): servers during the measured window"),
     click.option("--server-host", metavar="HOST", help="server workloads: run the server on "
                  "this host over SSH ([user@]host[:port] or a name in the hosts file)"),
-    click.option("--client-host", metavar="HOST", help="server workloads: run the load "
-                 "generator on this host over SSH"),
+    click.option("--client-host", metavar="HOST", multiple=True, help="server workloads: "
+                 "run the load generator on this host over SSH; given several times (or a "
+                 "group of the hosts file), the load is split over them (loadgen=oha)"),
     click.option("--backend-host", metavar="HOST", help="http-aggregate: run the latency "
                  "backend on this host over SSH"),
     click.option("--hosts-file", metavar="FILE", help="the hosts file (default: ./hosts.toml "
@@ -121,15 +122,35 @@ _run_options = [
 ]
 
 
-def _hosts(opts: dict[str, Any]) -> dict[str, str]:
+def _hosts(opts: dict[str, Any]) -> dict[str, Any]:
     """The remote-host options that were given (checked now, before anything runs)."""
     from concbench.remote.hosts import roles_from
 
     given = {k: opts[k] for k in ("server_host", "client_host", "backend_host", "hosts_file",
                                   "known_hosts") if opts.get(k)}
+    clients = list(given.get("client_host") or ())
+    if clients:  # one client as before; several as a list
+        given["client_host"] = clients[0] if len(clients) == 1 else clients
     roles_from(given.get("server_host"), given.get("client_host"), given.get("backend_host"),
                given.get("hosts_file"), given.get("known_hosts"))
     return given
+
+
+def _check_clients(plan: Plan) -> None:
+    """A load split over several client hosts: every server cell can be split (exit 2
+    before anything runs otherwise)."""
+    from concbench.remote.hosts import roles_from
+    from concbench.server.client_load import refusal
+
+    h = plan.settings.hosts
+    if not h.get("client_host"):
+        return
+    clients = len(roles_from(h.get("server_host"), h.get("client_host"), h.get("backend_host"),
+                             h.get("hosts_file"), h.get("known_hosts")).clients)
+    for cell in plan.cells:
+        problem = refusal(cell.params, clients) if cell.spec.server else None
+        if problem:
+            raise UserError(problem)
 
 
 def run_options(func):
@@ -285,6 +306,7 @@ def _execute(plan: Plan, opts: dict[str, Any]) -> None:
     from concbench import analyses, baselines, compare_command
 
     _check_reference(plan)
+    _check_clients(plan)
     _check_limits(plan)
     ui.set_wide(bool(opts.get("wide")))
     if opts["baseline"]:

@@ -66,9 +66,10 @@ class Settings:
     """Run in rounds (run 1 of every cell, then run 2, …, every other round in reverse
     order) instead of cell after cell: a drift of the machine then falls on every cell alike,
     which is what a before/after comparison needs."""
-    hosts: dict[str, str] = field(default_factory=dict)
+    hosts: dict[str, Any] = field(default_factory=dict)
     """Server workloads on other hosts: server_host, client_host, backend_host, hosts_file,
-    known_hosts as given on the command line (none: everything on this machine)."""
+    known_hosts as given on the command line (none: everything on this machine);
+    client_host is a list when the load is split over several clients."""
     limits: Limits = Limits()
     """--cpus / --memory: the cgroup limits of every cell that sets none of its own."""
     precision: Precision | None = None

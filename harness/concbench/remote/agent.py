@@ -7,8 +7,8 @@ was interrupted, failed or timed out) stdin closes, and the agent stops what it 
 (SIGTERM, SIGKILL after the grace, the process group swept) before it exits; a killed agent's
 children die by PR_SET_PDEATHSIG (the native sampler's guard, setpriv for commands).
 
-Commands: check, machine, build TOOLCHAIN, serve SPEC, exec SPEC, echo SPEC, rtt SPEC,
-free-port ADDRESS (SPEC is a JSON object).
+Commands: check, machine, build TOOLCHAIN, serve SPEC, exec SPEC, load SPEC (remote.agent_load),
+echo SPEC, rtt SPEC, free-port ADDRESS (SPEC is a JSON object).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import time
 from dataclasses import asdict
 from typing import Any
 
-from concbench import machine, manifest, paths
+from concbench import machine, manifest, paths, tools
+from concbench.remote import agent_load
 from concbench.build import Builder
 from concbench.proc.launch import contender_env, contender_head
 from concbench.proc.process import ProcessOutcome
@@ -53,9 +54,11 @@ def die_with_stdin() -> None:
 
 
 def check(_arg: str | None) -> None:
+    """The host's python, CPUs and tools; oha (a crate) from the workdir's cache or PATH."""
+    oha = tools.path("oha") or shutil.which("oha")
     emit({"python": platform.python_version(), "hostname": platform.node(),
           "cpus": sorted(os.sched_getaffinity(0)),
-          "tools": {t: shutil.which(t) for t in TOOLS}})
+          "tools": {**{t: shutil.which(t) for t in TOOLS}, "oha": str(oha) if oha else None}})
 
 
 def describe_machine(_arg: str | None) -> None:
@@ -224,8 +227,12 @@ def free_port(address: str | None) -> None:
         emit({"port": s.getsockname()[1]})
 
 
+def load(arg: str | None) -> None:
+    agent_load.load(arg, emit)
+
+
 COMMANDS = {"check": check, "machine": describe_machine, "build": build, "serve": serve,
-            "exec": execute, "echo": echo, "rtt": rtt, "free-port": free_port}
+            "exec": execute, "load": load, "echo": echo, "rtt": rtt, "free-port": free_port}
 
 
 def main(argv: list[str]) -> int:

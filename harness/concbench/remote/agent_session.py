@@ -113,6 +113,8 @@ class RemoteRunner:
         return self.remote.path(local)
 
     def run(self, argv: list[str], timeout_s: float, env: dict[str, str]) -> Finished:
+        oha = self.remote.checked.get("tools", {}).get("oha")
+        argv = [oha if a == "oha" and oha else a for a in argv]  # the host's own oha
         try:
             reply = call(self.remote, "exec", {"argv": argv, "env": env, "timeout_s": timeout_s},
                          timeout_s + 60)

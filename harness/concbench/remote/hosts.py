@@ -15,19 +15,25 @@ over SSH and where its processes go:
     python = "python3"          # the interpreter that runs concbench's agent there
     serve_port = 18080          # a fixed server port (a firewall lets only it through)
     reach = "198.18.0.12:18080" # where others connect to reach the server (a proxy in front)
+    sources = ["198.18.0.13", "198.18.0.23"]  # a client's connections bind to these in turn
 
-No role given means the local machine, as before.
+    [groups]
+    load = ["c1", "c2", "c3"]   # `--client-host load`: the load split over these hosts
+
+`--client-host` may be given several times (or name a group): the load is then split over
+every client (server.client_load). No role given means the local machine, as before.
 """
 
 from __future__ import annotations
 
 import getpass
+import ipaddress
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from concbench.errors import UserError
 
@@ -36,7 +42,7 @@ DEFAULT_WORKDIR = "/var/tmp/concbench-remote"
 _SPEC = re.compile(r"(?:(?P<user>[A-Za-z0-9._-]+)@)?(?P<host>[A-Za-z0-9._-]+|\[[0-9a-fA-F:.]+\])"
                    r"(?::(?P<port>\d{1,5}))?")
 _KEYS = {"address", "user", "port", "key", "known_hosts", "cpus", "workdir", "python",
-         "serve_port", "reach"}
+         "serve_port", "reach", "sources"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,9 @@ class Host:
     python: str = "python3"
     serve_port: int | None = None
     reach: str | None = None
+    sources: tuple[str, ...] = ()
+    """IPv4 addresses of this host a generator here binds its connections to, in turn
+    (more than one source address's ~28 000 ports per server address and port)."""
     options: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -71,7 +80,8 @@ class Host:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "address": self.address, "user": self.user,
                 "ssh_port": self.port, "cpus": self.cpus, "workdir": self.workdir,
-                "serve_port": self.serve_port, "reach": self.reach}
+                "serve_port": self.serve_port, "reach": self.reach,
+                **({"sources": list(self.sources)} if self.sources else {})}
 
 
 @dataclass(frozen=True)
@@ -80,24 +90,34 @@ class Roles:
 
     server: Host | None = None
     client: Host | None = None
+    """The first client; with several, the others are in more_clients."""
     backend: Host | None = None
+    more_clients: tuple[Host, ...] = ()
+    """The second and later clients, when the load is split over several hosts."""
 
     @property
     def remote(self) -> bool:
         return any((self.server, self.client, self.backend))
+
+    @property
+    def clients(self) -> tuple[Host, ...]:
+        return ((self.client,) if self.client else ()) + self.more_clients
 
     def of(self, role: str) -> Host | None:
         return getattr(self, role)
 
     def distinct(self) -> list[Host]:
         seen: dict[str, Host] = {}
-        for h in (self.server, self.client, self.backend):
+        for h in (self.server, *self.clients, self.backend):
             if h is not None:
                 seen.setdefault(h.name, h)
         return list(seen.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {r: (h.to_dict() if h else None) for r in ROLES for h in [self.of(r)]}
+        found = {r: (h.to_dict() if h else None) for r in ROLES for h in [self.of(r)]}
+        if self.more_clients:
+            found["clients"] = [h.to_dict() for h in self.clients]
+        return found
 
 
 def load_file(path: Path) -> dict[str, dict[str, Any]]:
@@ -110,6 +130,10 @@ def load_file(path: Path) -> dict[str, dict[str, Any]]:
     hosts = data.get("hosts")
     if not isinstance(hosts, dict) or not all(isinstance(v, dict) for v in hosts.values()):
         raise UserError(f"hosts file {path}: expected [hosts.<name>] tables")
+    extra_tables = set(data) - {"hosts", "groups"}
+    if extra_tables:
+        raise UserError(f"hosts file {path}: unknown tables {sorted(extra_tables)}; known: "
+                        "hosts, groups")
     for name, entry in hosts.items():
         extra = set(entry) - _KEYS
         if extra:
@@ -140,7 +164,18 @@ def _from_entry(name: str, e: dict[str, Any], where: str) -> Host:
                 port=port, key=path("key"), known_hosts=path("known_hosts"),
                 cpus=e.get("cpus"), workdir=str(e.get("workdir") or DEFAULT_WORKDIR),
                 python=str(e.get("python") or "python3"), serve_port=serve_port,
-                reach=str(reach) if reach else None)
+                reach=str(reach) if reach else None, sources=_sources(name, e, where))
+
+
+def _sources(name: str, e: dict[str, Any], where: str) -> tuple[str, ...]:
+    given = e.get("sources", [])
+    try:
+        if not isinstance(given, list):
+            raise ValueError
+        return tuple(str(ipaddress.IPv4Address(a)) for a in given)
+    except ValueError:
+        raise UserError(f"{where}: [hosts.{name}] sources = {given!r}: give a list of the "
+                        'host\'s IPv4 addresses, e.g. ["198.18.0.13", "198.18.0.23"]') from None
 
 
 def _me() -> str:
@@ -171,15 +206,50 @@ def resolve(spec: str, option: str, hosts_file: Path | None,
                 known_hosts=os.path.expanduser(known_hosts) if known_hosts else None)
 
 
-def roles_from(server: str | None, client: str | None, backend: str | None,
+def load_groups(path: Path) -> dict[str, list[str]]:
+    """The hosts file's [groups]: a name → the hosts it stands for (as --client-host)."""
+    try:
+        groups = tomllib.loads(path.read_text()).get("groups", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}  # load_file says what is wrong with the file
+    if not isinstance(groups, dict) or not all(
+            isinstance(v, list) and v and all(isinstance(n, str) for n in v)
+            for v in groups.values()):
+        raise UserError(f"hosts file {path}: [groups] maps a name to a list of host names, "
+                        'e.g. load = ["c1", "c2"]')
+    return groups
+
+
+def client_specs(client: str | Sequence[str] | None, path: Path | None) -> list[str]:
+    """The client hosts given (once or several times, or a group of the hosts file), each
+    once."""
+    given = [client] if isinstance(client, str) else list(client or ())
+    groups = load_groups(path) if path is not None else {}
+    found: list[str] = []
+    for spec in given:
+        for name in groups.get(spec, [spec]):
+            if name in found:
+                raise UserError(f"--client-host {name} is given twice: each client host "
+                                "runs one share of the load")
+            found.append(name)
+    return found
+
+
+def roles_from(server: str | None, client: str | Sequence[str] | None, backend: str | None,
                hosts_file: str | None, known_hosts: str | None) -> Roles:
+    """The roles given; `client` is one host, or several (given several times, or a group):
+    the load is then split over them."""
     path = Path(hosts_file) if hosts_file else (Path("hosts.toml") if Path("hosts.toml").is_file()
                                                  else None)
     if hosts_file and not Path(hosts_file).is_file():
         raise UserError(f"--hosts-file {hosts_file}: no such file")
-    given = {"server": server, "client": client, "backend": backend}
-    if client and not server:
+    clients = client_specs(client, path)
+    if clients and not server:
         raise UserError("--client-host needs --server-host too: a server on this machine "
                         "listens on 127.0.0.1 only, which another host cannot reach")
-    return Roles(**{role: resolve(spec, f"--{role}-host", path, known_hosts) if spec else None
-                    for role, spec in given.items()})
+    hosts = [resolve(spec, "--client-host", path, known_hosts) for spec in clients]
+
+    def one(spec: str | None, role: str) -> Host | None:
+        return resolve(spec, f"--{role}-host", path, known_hosts) if spec else None
+    return Roles(server=one(server, "server"), client=hosts[0] if hosts else None,
+                 backend=one(backend, "backend"), more_clients=tuple(hosts[1:]))

@@ -115,7 +115,10 @@ class RemoteHost:
             self._rsync(contenders, f"{self.workdir}/{EXTRA_CONTENDERS}")
 
     def _rsync(self, source: Path, target: str) -> None:
-        argv = ["rsync", "-a", "--delete", "--exclude=.git/", "--filter=:- .gitignore",
+        # the host's cache (its builds, and tools put there such as oha) is never deleted,
+        # also on the first sync, before the host has the .gitignore that protects it
+        argv = ["rsync", "-a", "--delete", "--exclude=.git/", "--filter=P /.concbench-cache/",
+                "--filter=:- .gitignore",
                 "-e", self.ssh.rsync_shell(), f"{source}/", f"{self.host.target}:{target}/"]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=SYNC_TIMEOUT_S)

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from concbench.proc.cgroups import Limits
 from concbench.remote.agent_session import RemoteRunner
+from concbench.remote.load_session import LoadSession, open_session
 from concbench.remote.remote_process import RemoteServer
 from concbench.server.loadgen.base import CommandRunner
 from concbench.server.process import ServerProcess
@@ -19,6 +20,19 @@ from concbench.server.sites import Site
 class RemoteSite(Site):
     def runner(self) -> CommandRunner | None:
         return RemoteRunner(self.remote)
+
+    def generator_cpus(self) -> tuple[int, ...]:
+        return self.cpus or tuple(self.remote.checked.get("cpus") or ())
+
+    def tool(self, name: str) -> str:
+        return str(self.remote.checked.get("tools", {}).get(name) or name)
+
+    def load_session(self, argv: list[str], timeout_s: float) -> LoadSession:
+        return open_session(self.remote, argv, timeout_s, self.sources)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return self.remote.host.sources if self.remote else ()
 
     def start(self, local_argv: list[str], cwd: Path, env: dict[str, str],
               remote_spec: dict[str, Any], rss_limit: int | None,

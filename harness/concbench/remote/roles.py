@@ -7,6 +7,7 @@ A host that cannot be used does not end the plan: every cell that needs it is re
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from concbench.manifest import Contender
@@ -35,7 +36,7 @@ class RemoteRoles:
                            given.get("backend_host"), given.get("hosts_file"),
                            given.get("known_hosts"))
         if roles.backend is None and (roles.client or roles.server):
-            roles = Roles(roles.server, roles.client, roles.client or roles.server)
+            roles = replace(roles, backend=roles.client or roles.server)
         remotes: dict[str, RemoteHost] = {}
         problems: dict[str, str] = {}
         for host in roles.distinct():
@@ -50,7 +51,9 @@ class RemoteRoles:
         sites = Sites(*(cls._site(roles.of(role), remotes, local)
                         for role, local in (("server", placement.server),
                                             ("client", placement.client),
-                                            ("backend", placement.backend))))
+                                            ("backend", placement.backend))),
+                      more_clients=tuple(cls._site(h, remotes, placement.client)
+                                         for h in roles.more_clients))
         self = cls(roles, remotes, problems, sites, say)
         self._measure(server_cells)
         return self
@@ -78,6 +81,10 @@ class RemoteRoles:
             self.say("measuring the network: round trips client → server, iperf3 ...")
             found["client_server"] = network.round_trip(s.server, s.client)
             found["client_server_throughput"] = network.throughput(s.server, s.client)
+        if s.more_clients and self._usable("server"):
+            found["clients_server"] = {
+                site.name: network.round_trip(s.server, site) for site in s.clients
+                if site.remote is not None}
         if any(c.spec.server.uses_backend(c.params) for c in server_cells) \
                 and self._usable("server") and self._usable("backend"):
             found["server_backend"] = network.round_trip(s.backend, s.server)
@@ -90,11 +97,15 @@ class RemoteRoles:
             if host is not None and host.name in self.problems:
                 if role != "backend" or "downstream" in params and params["downstream"] == "http":
                     return f"{role} host {host.name}: {self.problems[host.name]}"
-        client = self.sites.client.remote
-        if client is not None:
+        for host in self.roles.more_clients:
+            if host.name in self.problems:
+                return f"client host {host.name}: {self.problems[host.name]}"
+        for site in self.sites.clients:
+            if site.remote is None:
+                continue
             for tool in (params.get("loadgen", "wrk"), "setpriv") + (
-                    ("taskset",) if self.sites.client.cpus else ()):
-                problem = client.missing_tool(tool)
+                    ("taskset",) if site.cpus else ()):
+                problem = site.remote.missing_tool(tool)
                 if problem:
                     return problem
         server = self.sites.server.remote

@@ -32,19 +32,45 @@ def _network(role: str, net: dict[str, Any]) -> str:
     return text
 
 
+def _client_network(name: str, net: dict[str, Any]) -> str:
+    """One of several clients: its own round trip to the server."""
+    found = net.get("clients_server", {}).get(name, {})
+    if not found:
+        return ""
+    if "error" in found:
+        return f"{found['from']} → {found['to']}: {found['error']}"
+    return f"round trip to {found['to']}: {found['rtt_ms']} ms (median of {found['n']})"
+
+
+def _sites(roles: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(role, site) per row: every client of a load split over several."""
+    found = []
+    for role, site in roles.items():
+        if role == "clients":
+            continue
+        if role == "client" and roles.get("clients"):
+            found += [("client", c) for c in roles["clients"]]
+        else:
+            found.append((role, site))
+    return found
+
+
 def rows(doc: ResultsDocument) -> list[tuple[str, ...]]:
     roles = doc.machine.get("roles")
     if not roles:
         return []
     hosts, net = roles.get("hosts", {}), roles.get("network", {})
+    several = bool(roles.get("roles", {}).get("clients"))
     found = []
-    for role, site in roles.get("roles", {}).items():
+    for role, site in _sites(roles.get("roles", {})):
         host = hosts.get(site.get("host"), {})
         machine = host.get("machine") if host else None
+        network = _client_network(site.get("host", ""), net) if several and role == "client" \
+            else _network(role, net)
         found.append((role, site.get("host", "local"), site.get("address", "127.0.0.1"),
                       ",".join(map(str, site.get("cpus") or [])) or "all",
                       _machine(machine) if host else "this machine",
-                      host.get("problem") or _network(role, net)))
+                      host.get("problem") or network))
     return found
 
 

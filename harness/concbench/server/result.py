@@ -75,7 +75,7 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         "capacity": _capacity(run, req),
     }
     backend_d = _backend_record(run, backend, sites)
-    load = {**run.load.to_dict(), "host": sites.client.name} if run.load else None
+    load = _load_record(run, sites, samples_path)
     if load is not None and run.load is not None and run.offered_per_s:
         load["open_loop"] = open_loop_record(run.load, run.offered_per_s,
                                              req.params["duration-s"])
@@ -90,6 +90,20 @@ def run_result(run: RunState, req: ServerRequest, out: ProcessOutcome, stop: dic
         sampler_cpu_s=out.sampler_cpu_s, sampler_kind=out.sampler_kind, load=load,
         server=server, backend=backend_d, warnings=tuple(run.warnings),
         profiles=tuple(run.profiles), cgroup=out.cgroup.to_dict() if out.cgroup else None)
+
+
+def _load_record(run: RunState, sites: Sites,
+                 samples_path: Path | None) -> dict[str, Any] | None:
+    """The window's load; split over several clients, each generator's figures and log too
+    (kept when a client failed: what the others measured is not lost)."""
+    host = ",".join(s.name for s in sites.clients)
+    split = run.clients
+    if split is None:
+        return {**run.load.to_dict(), "host": host} if run.load else None
+    clients = {**split.record, "log_files": split.write_logs(samples_path)}
+    if run.load is None:
+        return {"host": host, "clients": clients}
+    return {**run.load.to_dict(), "host": host, "clients": clients}
 
 
 def _capacity(run: RunState, req: ServerRequest) -> dict[str, Any] | None:

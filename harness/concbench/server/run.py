@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 from concbench.proc.process import KILL_GRACE_S
-from concbench.server import (http_probe, jvm_counters, load_checks, rate_point,
-                              syscalls_window)
+from concbench.server import (client_load, http_probe, jvm_counters, load_checks,
+                              rate_point, syscalls_window)
 from concbench.server.backend import LatencyBackend
 from concbench.server.body_sampler import BodySampler
 from concbench.server.capacity import search_capacity
@@ -151,6 +151,8 @@ class ServerRun(RunState):
 
     def run_load(self, proc: ServerProcess, duration_s: float, phase: str,
                  rate: int | None = None) -> tuple[LoadResult | None, Failure | None]:
+        if client_load.applies(self.req):
+            return client_load.window(self, proc, duration_s, phase, rate)
         generator = GENERATORS[self.req.params["loadgen"]]
         try:
             result = generator.run(self.req.load_spec(self.target, duration_s, rate))
@@ -165,8 +167,11 @@ class ServerRun(RunState):
                    ) -> tuple[LoadResult | None, Failure | None]:
         """One window at `rate` (0: closed loop), `edges` read at its edges: open loop with
         oha here, on a load of its own (server.rate_point: a lead-in at that rate, every
-        request due counted, `around` read before it starts and after it stops); otherwise
-        (closed loop, wrk, a remote client) on the generator of run_load."""
+        request due counted, `around` read before it starts and after it stops); split over
+        several client hosts, server.client_load; otherwise (closed loop, wrk, a remote
+        client) on the generator of run_load."""
+        if client_load.applies(self.req):
+            return client_load.window(self, proc, duration_s, phase, rate, edges, around)
         if not self._on_point_load(duration_s, rate):
             edges.begin()
             found = self.run_load(proc, duration_s, phase, rate)

@@ -6,14 +6,16 @@ the address others reach it at, a process started there, and a runner for the ge
 
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from concbench import tools
 from concbench.proc.cgroups import Limits
 from concbench.server import http_probe
-from concbench.server.loadgen.base import CommandRunner, pinned
+from concbench.server.loadgen.base import CommandRunner, LoadError, pinned
 from concbench.server.placement import Placement
 from concbench.server.process import LocalServer, ServerProcess
 
@@ -53,6 +55,26 @@ class Site:
         through the host's agent)."""
         return None
 
+    def generator_cpus(self) -> tuple[int, ...]:
+        """The CPUs a generator here may use: the site's, else every CPU of its host."""
+        return self.cpus or tuple(sorted(os.sched_getaffinity(0)))
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Source addresses a generator here binds its connections to (none: the kernel's
+        choice)."""
+        return ()
+
+    def tool(self, name: str) -> str:
+        """Where a tool is here (a remote site: where the host's agent found it)."""
+        return str(tools.path(name) or name)
+
+    def load_session(self, argv: list[str], timeout_s: float) -> Any:
+        """A generator started on the word (server.client_load.ClientSession): only on a
+        client host, whose agent runs it (remote.RemoteSite)."""
+        raise LoadError("a load split over several clients runs on client hosts only "
+                        "(--client-host)")
+
     def start(self, local_argv: list[str], cwd: Path, env: dict[str, str],
               remote_spec: dict[str, Any], rss_limit: int | None,
               on_message: Callable[[dict[str, Any]], None] | None = None,
@@ -75,6 +97,13 @@ class Sites:
     backend: Site
     network: dict[str, Any] = field(default_factory=dict)
     """Measured before the plan: round trips and throughput between the hosts."""
+    more_clients: tuple[Site, ...] = ()
+    """The second and later client hosts when the load is split over several
+    (server.client_load); `client` is the first."""
+
+    @property
+    def clients(self) -> tuple[Site, ...]:
+        return (self.client, *self.more_clients)
 
     @classmethod
     def local(cls, placement: Placement) -> "Sites":
@@ -85,5 +114,8 @@ class Sites:
         return any(s.remote is not None for s in (self.server, self.client, self.backend))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"server": self.server.to_dict(), "client": self.client.to_dict(),
-                "backend": self.backend.to_dict()}
+        found = {"server": self.server.to_dict(), "client": self.client.to_dict(),
+                 "backend": self.backend.to_dict()}
+        if self.more_clients:
+            found["clients"] = [s.to_dict() for s in self.clients]
+        return found

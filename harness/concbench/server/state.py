@@ -78,3 +78,6 @@ class RunState:
     """The measured window's open-loop rate (None: closed loop)."""
     capacity: CapacitySearch | None = None
     """slo-p99-ms > 0: the capacity search that chose the window's rate (server.capacity)."""
+    clients: Any = None
+    """A load split over several client hosts: its last window (server.client_load
+    .SplitWindow), whose record and logs are kept even when a client failed."""

@@ -1,0 +1,57 @@
+"""Several source addresses for one client's generator (hosts file: `sources`): the library of
+source_bind.c, preloaded into oha, binds each connection to the next address in turn, so one
+client may hold more than the ephemeral port range's ~28 000 connections to one server
+address and port. Compiled on first use into the cache of the host that runs it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+from concbench import paths
+
+SOURCE = Path(__file__).with_name("source_bind.c")
+ENV = "CONCBENCH_SOURCE_ADDRS"
+
+
+def library() -> Path | None:
+    """The compiled library, built when missing or older than its source; None without cc."""
+    target = paths.cache_dir() / "source_bind.so"
+    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
+        return target
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".source_bind.{os.getpid()}.so")
+    done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE), "-ldl"],
+                          capture_output=True)
+    if done.returncode != 0:
+        return None
+    os.replace(tmp, target)
+    return target
+
+
+def problem(addresses: list[str]) -> str | None:
+    """Why these source addresses cannot be used on this host, or None."""
+    for address in addresses:
+        try:
+            with socket.socket() as s:
+                s.bind((address, 0))
+        except OSError as err:
+            return f"source address {address} is not usable on this host: {err.strerror}"
+    if library() is None:
+        return "cannot build the source-address library here: install cc (apt-get install gcc)"
+    return None
+
+
+def environment(addresses: list[str]) -> dict[str, str]:
+    """What the generator's environment needs (empty without addresses)."""
+    if not addresses:
+        return {}
+    lib = library()
+    assert lib is not None  # problem() said so first
+    return {"LD_PRELOAD": str(lib), ENV: ",".join(addresses)}
