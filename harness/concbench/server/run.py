@@ -224,12 +224,14 @@ class ServerRun(RunState):
     def measured_load(self, proc: ServerProcess,
                       backend: LatencyBackend | None) -> Failure | None:
         """The measured window on a load of its own (loadgen=wrk, remote clients, the window at
-        a capacity search's rate). An open-loop window's in-process waits are counted around
-        its oha process, against its log (waits_proof.WaitsAroundLoad), not at its edges."""
+        a capacity search's rate, a load split over several clients). The in-process waits of
+        a window cut from a load that runs before and after it (an open-loop point load, a
+        split load's lead-in and tail) are counted around that load, against its log
+        (waits_proof.WaitsAroundLoad), not at the window's edges."""
         rate = self.offered_per_s or 0
         duration_s = self.req.params["duration-s"]
         around = WaitsAroundLoad(self.waits, self.target) \
-            if self._on_point_load(duration_s, rate) else None
+            if self._on_point_load(duration_s, rate) or client_load.applies(self.req) else None
         instruments = self.instruments(proc, backend, waits_at_edges=around is None)
         self.load, failure = self.point_load(proc, duration_s, "measured", rate, instruments,
                                              around or rate_point.NothingAround())
