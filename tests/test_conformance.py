@@ -50,15 +50,15 @@ BATCH_WORKLOADS = tuple(sorted(n for n, w in workloads.WORKLOADS.items() if not 
 def _verify(real_bench, wl_names: tuple[str, ...], shares: int, cpus: list[int] | None,
             tag: str) -> dict[str, list[dict]]:
     """The cells of `verify` of every contender on `wl_names`, by contender: `shares`
-    `verify --share K/N` at once, each writing to a results folder of its own, pinned with
-    taskset to `cpus` (None: floating over every CPU, as verify's shares place their servers);
-    every process's exit code must agree with its cells."""
+    `verify --share K/N` at once, each writing to a results folder of its own, share k pinned
+    with taskset to the k-th of `cpus` (in turn; None: floating over every CPU); every
+    process's exit code must agree with its cells."""
     runs = []
     for k in range(1, shares + 1):
         folder = real_bench.root / f"verify-{tag}-{k}"
         argv = [sys.executable, "-m", "concbench", "verify", f"--share={k}/{shares}",
                 *(f"--workload={w}" for w in wl_names)]
-        pin = ["taskset", "-c", ",".join(map(str, cpus))] if cpus else []
+        pin = ["taskset", "-c", str(cpus[(k - 1) % len(cpus)])] if cpus else []
         proc = subprocess.Popen([*pin, *argv],
                                 env={**real_bench.env, "CONCBENCH_RESULTS": str(folder)},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -78,16 +78,14 @@ def _verify(real_bench, wl_names: tuple[str, ...], shares: int, cpus: list[int] 
     return cells
 
 
-SERVER_SHARES = 3
-"""More shares than this machine's 2 CPUs: a share spends much of its time waiting (a server
-starting, http-aggregate's downstream delays), which the others fill."""
-
-
 @pytest.fixture(scope="session")
 def verified_servers(real_bench, built) -> dict[str, list[dict]]:
-    """The server workloads' cells, SERVER_SHARES shares at once floating over the CPUs: a
-    server cell loads its server, so these run with the measuring tests, one test at a time."""
-    return _verify(real_bench, SERVER_WORKLOADS, SERVER_SHARES, None, "servers")
+    """The server workloads' cells, two shares pinned to the two CPUs (at most), one each: a
+    server cell loads its server, so these run with the measuring tests, one test at a time.
+    Not floating, nor more shares than CPUs: with the other worker's tests beside them, a
+    Spring Boot server just started then answered nothing within verify's 1 s window."""
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    return _verify(real_bench, SERVER_WORKLOADS, len(cpus), cpus, "servers")
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +93,8 @@ def verified_batch(real_bench, built) -> dict[str, list[dict]]:
     """The batch workloads' cells, one process pinned to the last CPU: verify checks
     answers, never time (a slow iteration passes, one faster than its waits allow fails), so
     these run beside the measuring tests (marker answers_only), off their serial path."""
-    return _verify(real_bench, BATCH_WORKLOADS, 1, sorted(os.sched_getaffinity(0))[-1:], "batch")
+    return _verify(real_bench, BATCH_WORKLOADS, 1, sorted(os.sched_getaffinity(0))[-1:],
+                   "batch")
 
 
 def _skip_if_tool_missing(problem: str | None, what: str) -> None:

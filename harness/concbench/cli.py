@@ -194,8 +194,8 @@ def build(names: tuple[str, ...], force: bool) -> None:
 @click.option("--strict", is_flag=True, default=bool(os.environ.get("CONCBENCH_STRICT")),
               help="an unavailable contender fails verification too")
 @click.option("--share", metavar="K/N", help="only the K-th of N shares of about equal cost "
-              "(run N at once to verify in less time; a share's servers float over every "
-              "CPU, and more shares than CPUs fill each other's waits)")
+              "(run N at once to verify in less time, e.g. one per CPU with taskset -c; a "
+              "share's servers float over the CPUs it is given)")
 def verify(names: tuple[str, ...], wl_names: tuple[str, ...], strict: bool,
            share: str | None) -> None:
     """Run every contender × workload at small sizes and check every result."""

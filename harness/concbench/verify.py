@@ -7,9 +7,10 @@ named.
 cost: N processes at once verify everything in less time. Verification checks answers, not
 speed, so the shares may share a machine, and a share's servers and load generators are not
 pinned to CPUs of their own: they float over every CPU with the other shares' (pinned, every
-share's servers would land on the same CPU). Much of a share's time is waiting (a server
-starting, http-aggregate's downstream delays), which another share's work fills, so more
-shares than CPUs finish sooner (tests/test_conformance.py runs 3 on 2)."""
+share's servers would land on the same CPU). Run with `taskset -c`, one share to a CPU, each
+share then has a CPU of its own (what tests/test_conformance.py does). More shares than CPUs
+fill each other's waits and finish sooner on a quiet machine, but a JVM server just started
+may then answer nothing within verify's 1 s windows."""
 
 from __future__ import annotations
 
