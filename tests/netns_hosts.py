@@ -126,6 +126,28 @@ class TestNetwork:
         """Processes living in that host's namespace."""
         return _netns_pids(self.hosts[host_name].netns)
 
+    def new_processes(self, host_name: str, before: set[int]) -> list[str]:
+        """Processes in that host's namespace that were not there `before` (sshd was), each
+        as "pid: its command line"."""
+        found = []
+        for pid in set(self.pids(host_name)) - before:
+            try:
+                found.append(f"{pid}: {Path(f'/proc/{pid}/cmdline').read_bytes()!r}")
+            except OSError:
+                pass
+        return found
+
+    def left_behind(self, before: dict[str, set[int]],
+                    seconds: float = 10) -> dict[str, list[str]]:
+        """Each host's processes that were not there `before` and are still there after up
+        to `seconds` of waiting for them to end (an empty dict: every host is as it was)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = {h: self.new_processes(h, before[h]) for h in self.hosts}
+            if not any(left.values()) or time.monotonic() > deadline:
+                return {h: v for h, v in left.items() if v}
+            time.sleep(0.2)
+
     def ssh_argv(self, host_name: str) -> list[str]:
         """`ssh` logging in as root to that host, never prompting and ignoring ~/.ssh/config."""
         host = self.hosts[host_name]

@@ -55,26 +55,6 @@ def hosts_file(net, tmp_path_factory) -> Path:
     return path
 
 
-def _others(net, host: str, before: set[int]) -> list[str]:
-    """Processes in the namespace that were not there before the test (sshd was)."""
-    found = []
-    for pid in set(net.pids(host)) - before:
-        try:
-            found.append(f"{pid}: {Path(f'/proc/{pid}/cmdline').read_bytes()!r}")
-        except OSError:
-            pass
-    return found
-
-
-def _quiet(net, before: dict[str, set[int]], seconds: float = 10) -> dict[str, list[str]]:
-    deadline = time.monotonic() + seconds
-    while True:
-        left = {h: _others(net, h, before[h]) for h in net.hosts}
-        if not any(left.values()) or time.monotonic() > deadline:
-            return {h: v for h, v in left.items() if v}
-        time.sleep(0.2)
-
-
 def _cell(doc: dict) -> dict:
     assert len(doc["cells"]) == 1
     return doc["cells"][0]
@@ -110,7 +90,7 @@ def test_three_hosts_serve_load_and_backend_verified(net, hosts_file, fake_bench
     assert 40 < floor <= 40 + 3 * max(rtt, backend_rtt) + 1  # the waits plus round trips
     report = next((fake_bench.root / "results").glob("*/results.md")).read_text()
     assert "## Hosts" in report and "| server | server | 198.18.0.2 | 0 |" in report
-    assert _quiet(net, before) == {}
+    assert net.left_behind(before) == {}
 
 
 def test_a_known_delay_shows_in_the_round_trip_and_the_latency(net, hosts_file, fake_bench,
@@ -143,7 +123,7 @@ def test_a_remote_server_that_crashes_is_recorded_and_nothing_is_left(net, hosts
     cell = _cell(fake_bench.last())
     assert cell["status"] == "crash", cell
     assert "simulated crash" in cell["reason"] or "exited during" in cell["reason"]
-    assert _quiet(net, before) == {}
+    assert net.left_behind(before) == {}
 
 
 def _unavailable(fake_bench, *hosts: str) -> str:
@@ -191,9 +171,9 @@ def test_an_interrupted_run_leaves_nothing_on_the_hosts(net, hosts_file, fake_be
          "--hosts-file", str(hosts_file)], env=fake_bench.env, stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while not any("wrk" in line for line in _others(net, "client", before["client"])):
+    while not any("wrk" in line for line in net.new_processes("client", before["client"])):
         assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
-    assert _quiet(net, before, seconds=20) == {}
+    assert net.left_behind(before, seconds=20) == {}

@@ -102,7 +102,7 @@ def test_three_clients_split_the_load_and_their_requests_are_pooled(net, hosts_f
     assert set(roles["network"]["clients_server"]) == set(CLIENTS)
     print(f"start skew {clients['start_skew_ms']} ms (clock known to "
           f"{clients['clock_uncertainty_ms']} ms), ends {clients['end_spread_ms']} ms apart")
-    assert _quiet(net, before) == {}
+    assert net.left_behind(before) == {}
 
 
 def _oha_in(net, host: str) -> list[int]:
@@ -175,14 +175,3 @@ def test_a_client_with_several_source_addresses_binds_its_connections_to_each(
     assert netns_hosts.MORE_CLIENTS[1] not in seen
 
 
-def _others(net, host: str, before: set[int]) -> list[int]:
-    return sorted(set(net.pids(host)) - before)
-
-
-def _quiet(net, before: dict[str, set[int]], seconds: float = 10) -> dict[str, list[int]]:
-    deadline = time.monotonic() + seconds
-    while True:
-        left = {h: _others(net, h, before[h]) for h in net.hosts}
-        if not any(left.values()) or time.monotonic() > deadline:
-            return {h: v for h, v in left.items() if v}
-        time.sleep(0.2)

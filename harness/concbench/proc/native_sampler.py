@@ -9,7 +9,6 @@ mid-run leaves nothing behind in /tmp.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -17,6 +16,7 @@ import time
 from pathlib import Path
 
 from concbench import paths
+from concbench.proc.c_build import compiled
 from concbench.proc.sampler import CLOCK_TICKS, Sample, TreeSampler
 
 SOURCE = paths.REPO_ROOT / "harness" / "sampler" / "cbsample.c"
@@ -24,19 +24,7 @@ SOURCE = paths.REPO_ROOT / "harness" / "sampler" / "cbsample.c"
 
 def binary() -> Path | None:
     """The compiled sampler, built when missing or older than its source; None without cc."""
-    target = paths.cache_dir() / "cbsample"
-    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return target
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".cbsample.{os.getpid()}")
-    done = subprocess.run([cc, "-O2", "-o", str(tmp), str(SOURCE)], capture_output=True)
-    if done.returncode != 0:
-        return None
-    os.replace(tmp, target)
-    return target
+    return compiled(SOURCE, "cbsample")
 
 
 class NativeSampler:

@@ -5,13 +5,10 @@ address and port. Compiled on first use into the cache of the host that runs it.
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
-import subprocess
 from pathlib import Path
 
-from concbench import paths
+from concbench.proc.c_build import compiled
 
 SOURCE = Path(__file__).with_name("source_bind.c")
 ENV = "CONCBENCH_SOURCE_ADDRS"
@@ -19,20 +16,7 @@ ENV = "CONCBENCH_SOURCE_ADDRS"
 
 def library() -> Path | None:
     """The compiled library, built when missing or older than its source; None without cc."""
-    target = paths.cache_dir() / "source_bind.so"
-    if target.exists() and target.stat().st_mtime >= SOURCE.stat().st_mtime:
-        return target
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        return None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".source_bind.{os.getpid()}.so")
-    done = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE), "-ldl"],
-                          capture_output=True)
-    if done.returncode != 0:
-        return None
-    os.replace(tmp, target)
-    return target
+    return compiled(SOURCE, "source_bind.so", ("-shared", "-fPIC"), ("-ldl",))
 
 
 def problem(addresses: list[str]) -> str | None:
