@@ -9,8 +9,8 @@ import dataclasses
 
 import pytest
 
-from concbench.server.capacity import (RETRIES, CapacitySearch, _warning, bisect, judge,
-                                       search_capacity)
+from concbench.server.capacity import (CONFIRMATIONS, RETRIES, CapacitySearch, _warning,
+                                       bisect, judge, search_capacity)
 from concbench.server.saturation import open_loop_record
 from concbench.server.loadgen import LoadResult
 from test_rate_curve import STALL_CAPACITY, _ok_run, bench  # noqa: F401 (a fixture)
@@ -50,8 +50,9 @@ def test_the_bisection_finds_the_knee_within_its_resolution():
     assert all(w.held == (w.offered_per_s <= KNEE) for w in found.windows)
     # [0, 10 000] halved 6 times: within 10 000 / 64 below the knee, never above it
     assert KNEE - 10_000 / 64 <= found.capacity_per_s <= KNEE
-    (confirm,) = [w for w in found.windows if w.role == "confirm"]
-    assert confirm.held and confirm.offered_per_s == found.capacity_per_s
+    confirms = [w for w in found.windows if w.role == "confirm"]
+    assert len(confirms) == CONFIRMATIONS == 2
+    assert all(w.held and w.offered_per_s == found.capacity_per_s for w in confirms)
     retried = [w for w in found.windows if w.role == "retry"]
     assert len(retried) == RETRIES and all(not w.held for w in retried)
     assert found.window_rate == found.capacity_per_s
@@ -81,15 +82,15 @@ def test_a_capacity_that_misses_its_confirming_window_falls_to_the_next_rate_tha
 
     def model(seconds: float, rate: int):
         seen[rate] = seen.get(rate, 0) + 1
-        if rate == 6875 and seen[rate] > 1:  # held in the search, misses when confirmed
+        if rate == 6875 and seen[rate] == 3:  # held in the search and once confirmed, then not
             return _load(rate, 40.0, seconds=seconds), None
         return _model(seconds, rate)
 
     found, _ = bisect(_search(), model, lambda: None)
     assert found.held_in_search[:2] == [6875, 6250]
     confirms = [(w.offered_per_s, w.held) for w in found.windows if w.role == "confirm"]
-    assert confirms == [(6875, False), (6250, True)]
-    assert found.capacity_per_s == 6250
+    assert confirms == [(6875, True), (6875, False), (6250, True), (6250, True)]
+    assert found.capacity_per_s == 6250  # one confirmation of two is not enough
     tried: set[int] = set()
 
     def first_time_only(seconds: float, rate: int):
@@ -102,6 +103,7 @@ def test_a_capacity_that_misses_its_confirming_window_falls_to_the_next_rate_tha
     # every rate that held gets its confirming window, highest first, down to the last
     assert [w.offered_per_s for w in never.windows if w.role == "confirm"] == [8750, 7500,
                                                                                 5000]
+    assert never.confirmations() == {8750: 0, 7500: 0, 5000: 0}
     assert "no capacity confirmed" in (_warning(never, 5.0) or "")
 
 
@@ -116,7 +118,7 @@ def test_a_window_whose_generator_used_its_cpu_decides_nothing_and_ends_the_sear
     busy = [w for w in found.windows if w.inconclusive]
     assert len(busy) == 1 and busy[0].offered_per_s == 7500 and not busy[0].held
     assert "inconclusive: the generator used 95% of its CPU" in busy[0].why
-    assert [w.role for w in found.windows] == ["search", "search", "confirm"]
+    assert [w.role for w in found.windows] == ["search", "search", "confirm", "confirm"]
     assert found.capacity_per_s == 5000 and found.generator_bound
     assert "the generator used its whole CPU at 7,500 requests/s" in _warning(found, 5.0)
 
@@ -218,9 +220,11 @@ def test_the_stall_fakes_capacity_is_found_below_what_it_can_serve(bench):
     capacity = run["server"]["capacity"]
     searched = [w for w in capacity["windows"] if w["role"] == "search"]
     assert capacity["target_p99_ms"] == 50 and len(searched) == 4
-    confirmed = [w["offered_per_s"] for w in capacity["windows"]
-                 if w["role"] == "confirm" and w["held"]]
-    assert confirmed and capacity["capacity_per_s"] == max(confirmed)
+    confirms = [(w["offered_per_s"], w["held"]) for w in capacity["windows"]
+                if w["role"] == "confirm"]
+    confirmed = [rate for rate, _ in confirms if confirms.count((rate, True)) == 2
+                 and (rate, False) not in confirms]  # two in a row, none missed
+    assert confirmed and capacity["capacity_per_s"] == max(confirmed), confirms
     assert all(w["generator_cpu_share"] is not None for w in capacity["windows"])
     # each window's server CPU read at its edges: the stall fake sleeps its 10 ms, so a
     # request costs the handler's CPU, well under the sleep

@@ -13,8 +13,12 @@ the interval's middle. With 6 steps it is within 1/64 of the peak.
 One window must not decide: p99 is not monotonic in the rate on a host whose speed moves (a
 window at half the peak can miss where a higher rate holds), so a miss is tried
 once more at the same rate (at most RETRIES a search), and the highest rate that held is
-accepted only when a confirming window after the search holds too (else the next highest,
-and so on down the rates that held); the capacity is that confirmed rate, 0 when none was.
+accepted only when CONFIRMATIONS confirming windows in a row after the search hold too (else
+the next highest, and so on down the rates that held); the capacity is that confirmed rate, 0
+when none was. Near the knee a window holds by chance (the host's own stalls of tens of ms
+decide a 5 ms p99), so a rate that held once may hold the measured window after it barely more
+often than a coin: three holds of three (the search's and two confirmations) leave the rates
+that hold reliably.
 A window whose generator used its whole CPU decides nothing (inconclusive) and ends the
 search there. The
 measured window then runs at the capacity (at the lowest rate tried when there is none, so
@@ -101,10 +105,18 @@ class CapacitySearch:
 
     @property
     def capacity_per_s(self) -> float:
-        """The highest rate that held in the search and again in its confirming window (0.0
-        when none did)."""
-        return float(max((w.offered_per_s for w in self.windows
-                          if w.role == "confirm" and w.held), default=0))
+        """The highest rate that held in the search and again in CONFIRMATIONS confirming
+        windows, none of them missed (0.0 when none did)."""
+        return float(max((rate for rate, held in self.confirmations().items()
+                          if held >= CONFIRMATIONS), default=0))
+
+    def confirmations(self) -> dict[int, int]:
+        """Confirming windows held at each rate confirmed; 0 at a rate where one missed."""
+        confirms = [w for w in self.windows if w.role == "confirm"]
+        missed = {w.offered_per_s for w in confirms if not w.held}
+        return {rate: 0 if rate in missed
+                else sum(w.held for w in confirms if w.offered_per_s == rate)
+                for rate in {w.offered_per_s for w in confirms}}
 
     @property
     def held_in_search(self) -> list[int]:
@@ -142,6 +154,9 @@ RETRIES = 2
 """Misses retried at the same rate per search: a single unlucky window (p99 is not monotonic
 in the rate on a host whose speed moves) does not send the search low for good."""
 
+CONFIRMATIONS = 2
+"""Confirming windows in a row a rate that held in the search must hold to be the capacity."""
+
 
 class _Attempts:
     """The windows of one search, each judged and recorded."""
@@ -165,7 +180,8 @@ def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
            ) -> tuple[CapacitySearch, Failure | None]:
     """Halve [0, peak] `steps` times, one window at each middle (a miss tried once more, at
     most RETRIES times a search; a window the generator bounded ends the search there), then
-    confirm the highest rate that held (or the next, down the rates that held)."""
+    confirm the highest rate that held, CONFIRMATIONS windows in a row (or the next, down the
+    rates that held)."""
     low, high = 0.0, search.peak_per_s
     tries = _Attempts(search, load, settle)
     retries = 0
@@ -184,10 +200,13 @@ def bisect(search: CapacitySearch, load: Load, settle: Callable[[], None]
             break  # the generator cannot offer more than this: nothing above it is known
         low, high = (rate, high) if window.held else (low, rate)
     for rate in _with(search, tries.windows).held_in_search:
-        window, failure = tries.run(rate, "confirm")
-        if failure or window is None:
-            return _with(search, tries.windows), failure
-        if window.held:
+        for _ in range(CONFIRMATIONS):
+            window, failure = tries.run(rate, "confirm")
+            if failure or window is None:
+                return _with(search, tries.windows), failure
+            if not window.held:
+                break
+        else:
             break
     return _with(search, tries.windows), None
 
