@@ -84,8 +84,11 @@ def test_a_live_jvm_reads_as_jstat_reads_it(tmp_path, jdk25, processes):
     src.write_text("public class Spin { public static void main(String[] a) throws Exception {"
                    " long s = 0; for (int i = 0; i < 3_000_000; i++)"
                    " s += Integer.toString(i % 999).hashCode();"
-                   " System.out.println(s); Thread.sleep(30_000); } }")
-    proc = subprocess.Popen([str(jdk25 / "bin" / "java"), str(src)], stdout=subprocess.PIPE)
+                   " System.gc(); System.out.println(s); Thread.sleep(30_000); } }")
+    # a 16 MiB heap: the loop's strings fill the young generation many times over, and
+    # System.gc() adds a full collection, so the collectors' counters have something to sum
+    proc = subprocess.Popen([str(jdk25 / "bin" / "java"), "-Xmx16m", str(src)],
+                            stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         proc.stdout.readline()
@@ -102,6 +105,13 @@ def test_a_live_jvm_reads_as_jstat_reads_it(tmp_path, jdk25, processes):
         assert JitReading.of(counters) == after, "the JIT moved while jstat ran"
         _matches_jstat(counters, _jstat_row(jstat))
         assert after is not None and after.compiled > 0
+        gcutil = subprocess.run([str(jdk25 / "bin" / "jstat"), "-gcutil", str(proc.pid)],
+                                capture_output=True, text=True, check=True).stdout
+        header, row = gcutil.splitlines()[:2]
+        gc = dict(zip(header.split(), row.split()))
+        assert after.gc_collections == sum(int(gc[k]) for k in ("YGC", "FGC", "CGC")
+                                           if gc.get(k, "-") != "-") > 1, gcutil
+        assert f"{after.gc_s:.3f}" == gc["GCT"], gcutil
     finally:
         proc.kill()
         proc.wait()

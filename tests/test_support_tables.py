@@ -34,6 +34,19 @@ def test_the_c10k_time_is_split_by_phase_and_the_rest_is_what_no_phase_holds():
                                    "windows": 10.0, "the rest": 12.0})
 
 
+def test_a_c10k_row_gives_the_collectors_share_of_the_window():
+    table = _load("c10k-table")
+    run = {"status": "ok", "load": {"requests_per_s": 1000.0, "latency_ms": {"p99": 5.0}},
+           "server": {"window": {"window_s": 10.0}, "window_jit": {"gc_s": 0.25},
+                      "steadiness": {"steady": True, "jit_share": 0.002}}}
+    assert table.gc_percent(run) == pytest.approx(2.5)  # 0.25 s of 10 s
+    older = {**run, "server": {**run["server"], "window_jit": {"compiled": 3}}}
+    assert table.gc_percent(older) is None
+    cols = [c.strip() for c in table.row({"contender": "java-virtual", "status": "ok",
+                                          "runs": [run, older]}).strip("|").split("|")]
+    assert cols[7:9] == ["0.2", "2.5"]  # JIT % of CPU, GC % of the window
+
+
 def _ring_cell(every: int, elapsed_s: float, cpu_ns: float, line_cpu_s: float) -> dict:
     iterations = [{"warmup": False, "cpu_s": line_cpu_s,
                    "result": {"handoff_p50_ns": 100, "handoff_p99_ns": 900,

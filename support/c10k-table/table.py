@@ -1,6 +1,7 @@
 """The c10k tables of docs/servers.md from a results.json: per parameter set, every server's
 median requests/s and p99, its same-round ratio to nginx, how many of its windows were steady
-by their own verdict (server.steadiness), the JIT's share of its CPU in the window, what the
+by their own verdict (server.steadiness), the JIT's share of its CPU in the window, the
+garbage collector's time as a share of the window (HotSpot's counters: the pauses), what the
 server held at the window's end, and the flags; then where the suite's time went, summed over
 every run: server start-ups, lead-ins, warm-ups, measured windows, and the rest (stopping the
 generator, reading its log of every response, the checks after the load, the server's stop).
@@ -58,6 +59,7 @@ def row(cell: dict[str, Any]) -> str:
     verdicts = [(r["server"].get("steadiness") or {}) for r in runs]
     steady = sum(1 for v in verdicts if v.get("steady"))
     jit = [100 * v["jit_share"] for v in verdicts if v.get("jit_share") is not None]
+    gc = [share for r in runs if (share := gc_percent(r)) is not None]
     held = [(r["server"].get("connections_held") or {}).get("held") for r in cell["runs"]]
     ratio, ci = _ratio(cell)
     stack = cell.get("metadata", {}).get("server_stack", "")
@@ -65,8 +67,17 @@ def row(cell: dict[str, Any]) -> str:
     return (f"| {cell['contender']} | {stack} | {_rate(_median(rates))} | "
             f"{_span([p for p in p99s if p is not None], '{:.0f}')} | {ratio} | {ci} | "
             f"{steady}/{len(cell['runs'])} | "
-            f"{_span(jit, '{:.1f}')} | {_span([h for h in held if h is not None], '{:,}')} | "
+            f"{_span(jit, '{:.1f}')} | {_span(gc, '{:.1f}')} | "
+            f"{_span([h for h in held if h is not None], '{:,}')} | "
             f"{', '.join(x for x in (_flags(cell), status) if x)} |")
+
+
+def gc_percent(run: dict[str, Any]) -> float | None:
+    """The collectors' time in the measured window, % of the window (None without counters)."""
+    server = run.get("server") or {}
+    gc_s = (server.get("window_jit") or {}).get("gc_s")
+    window_s = (server.get("window") or {}).get("window_s")
+    return None if gc_s is None or not window_s else 100 * gc_s / window_s
 
 
 def main() -> None:
@@ -80,8 +91,8 @@ def main() -> None:
                                             if r["status"] == "ok"]) or 0))
         print(f"\n**{connections:,} connections, keep-alive**\n")
         print("| contender | stack | requests/s | p99 ms | × nginx, same round | 95% CI | "
-              "steady windows | JIT % of CPU in window | held | flags |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "steady windows | JIT % of CPU in window | GC % of window | held | flags |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         for cell in cells:
             print(row(cell))
     spent = time_spent([(c["params"], r) for c in doc["cells"] for r in c["runs"]])

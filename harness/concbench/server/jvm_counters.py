@@ -26,7 +26,10 @@ The counters `jstat -compiler` shows, and what concbench calls them:
   Time          java.ci.totalTime        ticks spent in compilations, by the clock
                                          (÷ sun.os.hrt.frequency: s)
   FailedMethod  sun.ci.lastFailedMethod
-and sun.ci.lastMethod, the last method compiled. JDK 25 publishes no counter of the compile
+and sun.ci.lastMethod, the last method compiled. Beside them, the garbage collector's, as
+`jstat -gcutil` sums them: sun.gc.collector.<n>.invocations and .time over every collector
+(YGC + FGC + CGC and GCT: for Serial, Parallel and G1, the stop-the-world pauses; G1's third
+collector is its concurrent cycle's pauses, remark and clean-up), recorded as diagnostics. JDK 25 publishes no counter of the compile
 queue's length nor of the compilation under way (jcmd's Compiler.queue needs an attach): a
 queue that is still full shows as compilations still finishing, window after window.
 
@@ -93,16 +96,35 @@ class JitReading:
     compile_s: float
     last_method: str
     """The last method compiled ("class method", as jstat -printcompilation shows it)."""
+    gc_collections: int = 0
+    """Collections by every collector (jstat's YGC + FGC + CGC)."""
+    gc_s: float = 0.0
+    """Their time (jstat's GCT), s."""
 
     @classmethod
     def of(cls, counters: dict[str, int | str]) -> "JitReading":
         hz = counters.get("sun.os.hrt.frequency")
-        ticks = counters.get("java.ci.totalTime", 0)
+        seconds = (lambda ticks: int(ticks) / int(hz)) if isinstance(hz, int) and hz > 0 \
+            else (lambda ticks: 0.0)
+        collections, gc_ticks = _collectors(counters)
         return cls(compiled=int(counters.get("sun.ci.totalCompiles", 0)),
                    failed=int(counters.get("sun.ci.totalBailouts", 0)),
                    invalidated=int(counters.get("sun.ci.totalInvalidates", 0)),
-                   compile_s=int(ticks) / int(hz) if isinstance(hz, int) and hz > 0 else 0.0,
-                   last_method=str(counters.get("sun.ci.lastMethod", "")))
+                   compile_s=seconds(counters.get("java.ci.totalTime", 0)),
+                   last_method=str(counters.get("sun.ci.lastMethod", "")),
+                   gc_collections=collections, gc_s=seconds(gc_ticks))
+
+
+def _collectors(counters: dict[str, int | str]) -> tuple[int, int]:
+    """(invocations, ticks) summed over sun.gc.collector.<n>."""
+    invocations = ticks = 0
+    for name, value in counters.items():
+        if name.startswith("sun.gc.collector.") and isinstance(value, int):
+            if name.endswith(".invocations"):
+                invocations += value
+            elif name.endswith(".time"):
+                ticks += value
+    return invocations, ticks
 
 
 @dataclass(frozen=True)
@@ -116,6 +138,9 @@ class JitDelta:
     """The compilations' time, summed: HotSpot times each by the clock, so a compiler thread
     waiting for a CPU it shares with 200 request threads counts that wait too."""
     last_method: str
+    gc_collections: int = 0
+    """Garbage collections between the readings: a diagnostic, never part of `work`."""
+    gc_s: float = 0.0
 
     @classmethod
     def between(cls, before: JitReading, after: JitReading) -> "JitDelta":
@@ -123,7 +148,9 @@ class JitDelta:
                    failed=after.failed - before.failed,
                    invalidated=after.invalidated - before.invalidated,
                    compile_s=round(after.compile_s - before.compile_s, 4),
-                   last_method=after.last_method if after.compiled > before.compiled else "")
+                   last_method=after.last_method if after.compiled > before.compiled else "",
+                   gc_collections=after.gc_collections - before.gc_collections,
+                   gc_s=round(after.gc_s - before.gc_s, 4))
 
     @property
     def work(self) -> int:
