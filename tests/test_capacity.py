@@ -75,6 +75,8 @@ def test_one_unlucky_window_does_not_send_the_search_low_for_good():
     first, again = [w for w in found.windows if w.offered_per_s == 5000][:2]
     assert not first.held and again.role == "retry" and again.held
     assert KNEE - 10_000 / 64 <= found.capacity_per_s <= KNEE
+    # it steered the search up, but a rate that missed one window of two is no candidate
+    assert 5000 not in found.held_in_search and found.held_in_search[0] == found.capacity_per_s
 
 
 def test_a_capacity_that_misses_its_confirming_window_falls_to_the_next_rate_that_held():

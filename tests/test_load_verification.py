@@ -107,6 +107,33 @@ def test_a_continuous_loads_samples_begin_with_its_warm_up(fake_bench, oha):
     assert sampled["checked"] - sampled["before_window"] >= 1 and sampled["wrong"] == 0, sampled
 
 
+def test_a_window_on_a_load_of_its_own_has_its_samples_warmed_up_too(fake_bench):
+    """A load per window (wrk here; a capacity search's point loads too): the harness's
+    checked requests also run through the warm-up, so a JIT meets them there and not first in
+    the window; the window's own sampler counts only its own."""
+    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
+                     "loadgen=wrk", "--param", "connections=8", "--param", "duration-s=1",
+                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
+    assert res.code == 0, res.stderr
+    (cell,) = fake_bench.last()["cells"]
+    assert cell["status"] == "ok", cell["reason"]
+    server = cell["runs"][0]["server"]
+    assert server["continuous"] is None
+    warmed = server["warmup"]["sampled"]  # every 0.5 s through 2 s of warm-up
+    assert warmed["checked"] >= 2 and warmed["wrong"] == 0, warmed
+    assert server["under_load"]["sampled"]["before_window"] == 0
+
+
+def test_same_length_wrong_bodies_in_a_warm_up_are_invalid(fake_bench):
+    res = fake_bench("run", "http-hello", "--contender", "fake-server-swapbody", "--param",
+                     "loadgen=wrk", "--param", "connections=8", "--param", "duration-s=1",
+                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
+    assert res.code == 0, res.stderr
+    (cell,) = fake_bench.last()["cells"]
+    assert cell["status"] == "invalid", cell["reason"]
+    assert "during the warm-up" in cell["reason"], cell["reason"]
+
+
 def test_same_length_wrong_bodies_under_load_are_invalid(fake_bench, oha):
     """Sizes pass (each response's and the mean), the checked requests before and after the
     load would pass (each on a fresh connection): only the bodies sampled in the window tell (the

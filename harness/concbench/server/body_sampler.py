@@ -18,7 +18,9 @@ A continuous load's sampler starts with its warm-up (`begin`), not with the wind
 sends (this client's own header set, its connection) takes code paths the warm-up did not
 run, and a JIT compiles them, or throws compiled code away and compiles it again, inside the
 window, where the compiler's CPU counts against the window's steadiness (docs/servers.md,
-"The harness's own requests and the JIT").
+"The harness's own requests and the JIT"). Where each window is a load of its own (wrk, a
+capacity search's rates) the warm-up has a sampler of its own (`server.warmup.sampled`; a
+wrong body there is invalid too), and the window's begins with the window.
 """
 
 from __future__ import annotations

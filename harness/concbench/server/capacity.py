@@ -12,10 +12,11 @@ the interval's middle. With 6 steps it is within 1/64 of the peak.
 
 One window must not decide: p99 is not monotonic in the rate on a host whose speed moves (a
 window at half the peak can miss where a higher rate holds), so a miss is tried
-once more at the same rate (at most RETRIES a search), and the highest rate that held is
-accepted only when CONFIRMATIONS confirming windows in a row after the search hold too (else
-the next highest, and so on down the rates that held); the capacity is that confirmed rate, 0
-when none was. Near the knee a window holds by chance (the host's own stalls of tens of ms
+once more at the same rate (at most RETRIES a search; a rate that held only at its retry
+steers the bisection but is not a candidate), and the highest rate that held is accepted only
+when CONFIRMATIONS confirming windows in a row after the search hold too (else the next
+highest, and so on down the rates that held); the capacity is that confirmed rate, 0 when none
+was. Near the knee a window holds by chance (the host's own stalls of tens of ms
 decide a 5 ms p99), so a rate that held once may hold the measured window after it barely more
 often than a coin: three holds of three (the search's and two confirmations) leave the rates
 that hold reliably.
@@ -120,9 +121,12 @@ class CapacitySearch:
 
     @property
     def held_in_search(self) -> list[int]:
-        """The rates that held in the search (at the first try or at the retry), highest first."""
-        return sorted({w.offered_per_s for w in self.windows
-                       if w.role != "confirm" and w.held}, reverse=True)
+        """The rates that held in every search window at them, highest first: a rate that
+        missed once and held at its retry steers the bisection up but is never the capacity
+        (it already missed one window in two)."""
+        searched = [w for w in self.windows if w.role != "confirm" and not w.inconclusive]
+        missed = {w.offered_per_s for w in searched if not w.held}
+        return sorted({w.offered_per_s for w in searched if w.held} - missed, reverse=True)
 
     @property
     def generator_bound(self) -> bool:

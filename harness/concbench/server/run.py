@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import signal
 import time
+from dataclasses import replace
 from typing import Any
 
 from concbench.proc.process import KILL_GRACE_S
@@ -353,11 +354,20 @@ class ServerRun(RunState):
                 raise _WarmupFailed(failure or ("crash", "warm-up load gave no result"))
             return result
 
+        # the harness's checked requests ride the warm-up too, so the measured window is not
+        # the first the server (its JIT) sees of them (server.body_sampler)
+        sampler = self.body_sampler()
+        sampler.begin()
         try:
-            self.warmup = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load,
-                                  jit=self.jit_probe(proc))
+            outcome = warm_up(WarmupPolicy.of(self.req.params), proc.cpu_probe, load,
+                              jit=self.jit_probe(proc))
         except _WarmupFailed as failed:
             return failed.failure
+        finally:
+            sampled = sampler.end()
+        self.warmup = replace(outcome, sampled=sampled)
+        if sampled.problem():
+            return "invalid", f"during the warm-up: {sampled.problem()}"
         warning = self.warmup.warning()
         if warning:
             self.warnings.append(f"before {before}: {warning}" if before else warning)

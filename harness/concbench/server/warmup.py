@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from concbench import warnings
+from concbench.server.body_sampler import Sampled
 from concbench.server.jvm_counters import JitDelta, JitProbe, JitReading, no_counters
 from concbench.server.loadgen import LoadResult
 from concbench.server.steadiness import JIT_BUDGET
@@ -100,6 +101,8 @@ class WarmupOutcome:
     windows: tuple[WarmupWindow, ...]
     settled: bool | None
     """None for a fixed warm-up (nothing was judged)."""
+    sampled: Sampled | None = None
+    """The harness's own checked requests during the warm-up (server.body_sampler)."""
 
     @property
     def seconds(self) -> float:
@@ -122,6 +125,7 @@ class WarmupOutcome:
                 "settled": self.settled,
                 "seconds": round(self.seconds, 3),
                 "jit_evidence": _evidence(self.windows),
+                "sampled": self.sampled.to_dict() if self.sampled else None,
                 "windows": [_window_dict(w) for w in self.windows]}
 
 
