@@ -258,8 +258,8 @@ def _none_found(cell: CellResult, metric: SummaryMetric) -> Flag | None:
         return None
     return Flag(f"{none} of {len(found)} found none",
                 f"{none} of the cell's {len(found)} runs found no rate that held the p99 target "
-                "(and held it in both confirming windows): the figure shown is the other runs', and "
-                "the cell is not ranked on it", unranked=True)
+                "(and held it in both confirming windows): the figure shown is the other "
+                "runs', and the cell is not ranked on it", unranked=True)
 
 
 def _unranked(cell: CellResult, metric: SummaryMetric) -> Flag | None:

@@ -16,14 +16,13 @@ once more at the same rate (at most RETRIES a search; a rate that held only at i
 steers the bisection but is not a candidate), and the highest rate that held is accepted only
 when CONFIRMATIONS confirming windows in a row after the search hold too (else the next
 highest, and so on down the rates that held); the capacity is that confirmed rate, 0 when none
-was. Near the knee a window holds by chance (the host's own stalls of tens of ms
-decide a 5 ms p99), so a rate that held once may hold the measured window after it barely more
-often than a coin: three holds of three (the search's and two confirmations) leave the rates
-that hold reliably.
-A window whose generator used its whole CPU decides nothing (inconclusive) and ends the
-search there. The
-measured window then runs at the capacity (at the lowest rate tried when there is none, so
-the run still has its latency and CPU figures). Every window is recorded with its role.
+was. Near the knee a window holds by chance (the host's own stalls of tens of ms decide a
+5 ms p99), so a rate that held once may hold the measured window after it barely more often
+than a coin: three holds of three (the search's and two confirmations) leave the rates that
+hold reliably. A window whose generator used its whole CPU decides nothing (inconclusive) and
+ends the search there. The measured window then runs at the capacity (at the lowest rate
+tried when there is none, so the run still has its latency and CPU figures). Every window is
+recorded with its role.
 """
 
 from __future__ import annotations

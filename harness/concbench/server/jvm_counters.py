@@ -26,12 +26,14 @@ The counters `jstat -compiler` shows, and what concbench calls them:
   Time          java.ci.totalTime        ticks spent in compilations, by the clock
                                          (÷ sun.os.hrt.frequency: s)
   FailedMethod  sun.ci.lastFailedMethod
-and sun.ci.lastMethod, the last method compiled. Beside them, the garbage collector's, as
-`jstat -gcutil` sums them: sun.gc.collector.<n>.invocations and .time over every collector
-(YGC + FGC + CGC and GCT: for Serial, Parallel and G1, the stop-the-world pauses; G1's third
-collector is its concurrent cycle's pauses, remark and clean-up), recorded as diagnostics. JDK 25 publishes no counter of the compile
+and sun.ci.lastMethod, the last method compiled. JDK 25 publishes no counter of the compile
 queue's length nor of the compilation under way (jcmd's Compiler.queue needs an attach): a
 queue that is still full shows as compilations still finishing, window after window.
+
+Beside them, the garbage collector's, as `jstat -gcutil` sums them: sun.gc.collector.<n>
+.invocations and .time over every collector (YGC + FGC + CGC and GCT: for Serial, Parallel and
+G1, the stop-the-world pauses; G1's third collector is its concurrent cycle's pauses, remark
+and clean-up), recorded as diagnostics.
 
 The file of a JVM in another PID namespace is named by its pid there, and one started with
 -XX:-UsePerfData has none: such a JVM reads as "no counters" (None), as a non-JVM process does.
