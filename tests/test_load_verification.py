@@ -21,8 +21,9 @@ LOAD = ["--param", "connections=8", "--param", "duration-s=1", "--param", "warmu
 AGGREGATE = ["--param", "base-ms=10", "--param", "detail-ms=10", "--param", "extra-ms=20"]
 
 
-def _cell(fake_bench, workload: str, contender: str, *more: str) -> dict:
-    res = fake_bench("run", workload, "--contender", contender, *LOAD, *more)
+def _cell(fake_bench, workload: str, contender: str, *more: str,
+          load: list[str] = LOAD) -> dict:
+    res = fake_bench("run", workload, "--contender", contender, *load, *more)
     assert res.code == 0, res.stderr
     cells = fake_bench.last()["cells"]
     assert len(cells) == 1
@@ -90,15 +91,19 @@ def test_short_or_empty_bodies_under_load_are_invalid(fake_bench, contender, loa
     assert cell["runs"][0]["server"]["verification"][0]["status"] == 200
 
 
+def _warmed_up(fake_bench, contender: str, loadgen: str) -> dict:
+    """http-hello's cell after a fixed 2 s warm-up and a 1 s window on 8 connections: four
+    samples or so in the warm-up (one every 0.5 s), one or two in the window."""
+    warmed = [a.replace("warmup-s=0", "warmup-s=2") for a in LOAD]
+    return _cell(fake_bench, "http-hello", contender, "--param", f"loadgen={loadgen}",
+                 "--param", "warmup-steady-pct=0", load=warmed)
+
+
 def test_a_continuous_loads_samples_begin_with_its_warm_up(fake_bench, oha):
     """One continuous load: the harness's checked requests are part of the load the server
     warms up on (a JIT sees them in the warm-up, not first in the window), and the window
     still gets its own; the window's accounting counts only those sent in it."""
-    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
-                     "loadgen=oha", "--param", "connections=8", "--param", "duration-s=1",
-                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
-    assert res.code == 0, res.stderr
-    (cell,) = fake_bench.last()["cells"]
+    cell = _warmed_up(fake_bench, "fake-server", "oha")
     assert cell["status"] == "ok", cell["reason"]
     server = cell["runs"][0]["server"]
     assert server["continuous"] is not None
@@ -111,11 +116,7 @@ def test_a_window_on_a_load_of_its_own_has_its_samples_warmed_up_too(fake_bench)
     """A load per window (wrk here; a capacity search's point loads too): the harness's
     checked requests also run through the warm-up, so a JIT meets them there and not first in
     the window; the window's own sampler counts only its own."""
-    res = fake_bench("run", "http-hello", "--contender", "fake-server", "--param",
-                     "loadgen=wrk", "--param", "connections=8", "--param", "duration-s=1",
-                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
-    assert res.code == 0, res.stderr
-    (cell,) = fake_bench.last()["cells"]
+    cell = _warmed_up(fake_bench, "fake-server", "wrk")
     assert cell["status"] == "ok", cell["reason"]
     server = cell["runs"][0]["server"]
     assert server["continuous"] is None
@@ -125,11 +126,7 @@ def test_a_window_on_a_load_of_its_own_has_its_samples_warmed_up_too(fake_bench)
 
 
 def test_same_length_wrong_bodies_in_a_warm_up_are_invalid(fake_bench):
-    res = fake_bench("run", "http-hello", "--contender", "fake-server-swapbody", "--param",
-                     "loadgen=wrk", "--param", "connections=8", "--param", "duration-s=1",
-                     "--param", "warmup-s=2", "--param", "warmup-steady-pct=0", "--runs", "1")
-    assert res.code == 0, res.stderr
-    (cell,) = fake_bench.last()["cells"]
+    cell = _warmed_up(fake_bench, "fake-server-swapbody", "wrk")
     assert cell["status"] == "invalid", cell["reason"]
     assert "during the warm-up" in cell["reason"], cell["reason"]
 

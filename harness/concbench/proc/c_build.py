@@ -13,9 +13,9 @@ from concbench import paths
 
 def compiled(source: Path, name: str, flags: tuple[str, ...] = (),
              libs: tuple[str, ...] = ()) -> Path | None:
-    """The cache's `name` built from `source` with `flags` (and `libs` after it), rebuilt when missing or older than
-    its source (written under a temporary name, then moved, so a process never runs half a
-    file); None without a C compiler or when the build fails."""
+    """The cache's `name` built from `source` with `flags` (and `libs` after it), rebuilt when
+    missing or older than its source (written under a temporary name, then moved, so a process
+    never runs half a file); None without a C compiler or when the build fails."""
     target = paths.cache_dir() / name
     if target.exists() and target.stat().st_mtime >= source.stat().st_mtime:
         return target

@@ -106,15 +106,18 @@ class JitReading:
     @classmethod
     def of(cls, counters: dict[str, int | str]) -> "JitReading":
         hz = counters.get("sun.os.hrt.frequency")
-        seconds = (lambda ticks: int(ticks) / int(hz)) if isinstance(hz, int) and hz > 0 \
-            else (lambda ticks: 0.0)
         collections, gc_ticks = _collectors(counters)
         return cls(compiled=int(counters.get("sun.ci.totalCompiles", 0)),
                    failed=int(counters.get("sun.ci.totalBailouts", 0)),
                    invalidated=int(counters.get("sun.ci.totalInvalidates", 0)),
-                   compile_s=seconds(counters.get("java.ci.totalTime", 0)),
+                   compile_s=_seconds(counters.get("java.ci.totalTime", 0), hz),
                    last_method=str(counters.get("sun.ci.lastMethod", "")),
-                   gc_collections=collections, gc_s=seconds(gc_ticks))
+                   gc_collections=collections, gc_s=_seconds(gc_ticks, hz))
+
+
+def _seconds(ticks: int | str, hz: int | str | None) -> float:
+    """HotSpot's ticks in seconds (0.0 without a frequency to divide by)."""
+    return int(ticks) / hz if isinstance(hz, int) and hz > 0 else 0.0
 
 
 def _collectors(counters: dict[str, int | str]) -> tuple[int, int]:
