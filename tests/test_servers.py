@@ -89,6 +89,7 @@ def test_listen_addresses_are_read_from_proc_net(tmp_path):
     assert bind_problem(1) is None  # nothing listens on port 1 here
 
 
+@pytest.mark.answers_only  # no load: three seconds of waiting for a ready line
 def test_a_server_that_never_gets_ready_is_stopped(fake_bench):
     fake_bench("run", "http-hello", "--contender", "fake-server-noready", *LOAD,
                "--timeout", "3")
@@ -137,6 +138,7 @@ def test_aggregate_verifies_json_bounds_and_downstream_calls(fake_bench):
     assert _leftovers(fake_bench.root) == []
 
 
+@pytest.mark.answers_only  # a second of light load, then five of waiting for an exit
 def test_a_server_ignoring_sigterm_is_killed_with_a_warning(fake_bench):
     fake_bench("run", "http-hello", "--contender", "fake-server-ignoreterm", *LOAD)
     cell = _cell(fake_bench.last())

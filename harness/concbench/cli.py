@@ -177,14 +177,16 @@ def list_cmd() -> None:
 @cli.command()
 @click.option("--contender", "names", multiple=True, help="only these (repeatable)")
 @click.option("--force", is_flag=True, help="rebuild even when the cache is fresh")
-def build(names: tuple[str, ...], force: bool) -> None:
+@click.option("--profilers", is_flag=True, help="also install what --profile uses (perf, "
+              "inferno, async-profiler), which a first profiled run would otherwise fetch")
+def build(names: tuple[str, ...], force: bool, profilers: bool) -> None:
     """Build the contenders' toolchains (cached by source content)."""
     all_c = _contenders()
     for name in names:
         if name not in all_c:
             raise unknown("contender", name, all_c)
     chosen = [all_c[n] for n in names] if names else list(all_c.values())
-    if not inventory.build(chosen, force):
+    if not inventory.build(chosen, force, profilers):
         sys.exit(1)
 
 

@@ -7,6 +7,7 @@ from rich.table import Table
 from concbench import paths, toolchain_fetch, toolchains, tools, ui, workloads
 from concbench.build import Builder
 from concbench.manifest import Contender
+from concbench.profiling import async_profiler
 
 
 def _mark(contender: Contender, workload: str) -> str:
@@ -53,8 +54,8 @@ def show(contenders: dict[str, Contender]) -> None:
             ui.out.print(f"    {param.describe()}", highlight=False)
 
 
-def build(contenders: list[Contender], force: bool) -> bool:
-    """Build each toolchain once; True when all built."""
+def build(contenders: list[Contender], force: bool, profilers: bool = False) -> bool:
+    """Build each toolchain once (and the profilers, if asked); True when all built."""
     builder = Builder(paths.cache_dir(), say=lambda m: ui.err.print(f"[cyan]{m}[/]"))
     all_ok = True
     for tc in {c.toolchain.name: c.toolchain for c in contenders}.values():
@@ -66,7 +67,8 @@ def build(contenders: list[Contender], force: bool) -> bool:
         else:
             all_ok = False
             ui.out.print(f"[red]{tc.name}[/]: {outcome.reason}", highlight=False)
-    return build_load_generators() and all_ok
+    loaders_ok = build_load_generators()
+    return (build_profilers() if profilers else True) and loaders_ok and all_ok
 
 
 LOAD_GENERATORS = ("oha", "wrk")
@@ -84,3 +86,21 @@ def build_load_generators() -> bool:
         else:
             ui.out.print(f"[green]{name}[/]: {tools.version(name)}", highlight=False)
     return all_ok
+
+
+PROFILER_TOOLS = ("perf", "inferno-collapse-perf", "inferno-flamegraph")
+"""What --profile runs besides async-profiler's library (perf + inferno: docs/profiling.md)."""
+
+
+def build_profilers() -> bool:
+    """perf, inferno (a crate: a minute or two of cargo) and async-profiler's library, which a
+    first --profile would otherwise fetch or build inside its run (`build --profilers`)."""
+    say = lambda m: ui.err.print(f"[cyan]{m}[/]")  # noqa: E731
+    problems = {name: tools.ensure(name, say) for name in PROFILER_TOOLS}
+    problems["async-profiler"] = async_profiler.ensure_library()
+    for name, problem in problems.items():
+        if problem:
+            ui.out.print(f"[red]{name}[/]: {problem}", highlight=False)
+        else:
+            ui.out.print(f"[green]{name}[/]: ready", highlight=False)
+    return not any(problems.values())
