@@ -5,8 +5,11 @@ import io.ktor.client.request.get
 import io.ktor.client.statement.bodyAsText
 import io.ktor.http.ContentType
 import io.ktor.http.HttpStatusCode
+import io.ktor.serialization.kotlinx.json.json
 import io.ktor.server.application.Application
+import io.ktor.server.application.install
 import io.ktor.server.engine.EmbeddedServer
+import io.ktor.server.plugins.contentnegotiation.ContentNegotiation
 import io.ktor.server.response.respond
 import io.ktor.server.response.respondBytes
 import io.ktor.server.response.respondText
@@ -17,6 +20,7 @@ import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
+import kotlinx.serialization.Serializable
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.buildJsonObject
@@ -28,8 +32,8 @@ import kotlin.system.exitProcess
 
 // ---------------------------------------------------------------------------------------------
 // http-* workloads: Ktor 3 on the engine of Engines.kt (Netty, or CIO for the -cio variant),
-// one routing route per workload and no other plugin (no CallLogging: nothing is logged per
-// request; no ContentNegotiation: see aggregateModule).
+// one routing route per workload, and for http-aggregate's JSON ContentNegotiation with
+// kotlinx.serialization (see aggregateModule); no CallLogging: nothing is logged per request.
 
 /** Ktor grace period and hard timeout for stop() on SIGTERM (the harness kills after 5 s). */
 private const val STOP_GRACE_MS = 1000L
@@ -70,11 +74,13 @@ fun serverWorkload(name: String, p: Params): ServerWorkload {
             val downstream = if (client != null) HttpDownstream(client, backendHost, backendPort) else InprocDownstream(Waits())
             val waits = (downstream as? InprocDownstream)?.waits
             val service = UserAggregateService(downstream, baseMs, detailMs, extraMs)
+            val json = jsonForm() // a bad -D value exits 2 before the server starts
             ServerWorkload(
-                name, bind, port, { aggregateModule(service, waits) },
+                name, bind, port, { aggregateModule(service, waits, json) },
                 linkedMapOf(
                     "downstream" to downstreamKind,
                     "client_pool" to if (client == null) null else clientPoolInfo(engine),
+                    "json" to json.id,
                 ),
                 engine,
                 close = { client?.close() },
@@ -217,22 +223,19 @@ class UserAggregateService(
     }
 
     /** base first (detail and extra need the id), then detail and extra concurrently. */
-    suspend fun assembleUser(id: Long): JsonObject = coroutineScope {
+    suspend fun assembleUser(id: Long): AggregateUser = coroutineScope {
         val userId = getUserBaseInfo(id)
         val detail = async { getUserDetailInfo(userId) }
         val extra = async { getUserExtraInfo(userId) }
         val d = detail.await()
         val e = extra.await()
-        buildJsonObject {
-            put("id", userId)
-            put("name", d.name)
-            put("age", d.age)
-            put("sex", d.sex)
-            put("phone", e.phone)
-            put("level", e.level)
-        }
+        AggregateUser(userId, d.name, d.age, d.sex, e.phone, e.level)
     }
 }
+
+/** The answer of GET /user/{id}, in the contract's field order; its serializer is generated. */
+@Serializable
+data class AggregateUser(val id: Long, val name: String, val age: Int, val sex: Int, val phone: String, val level: String)
 
 /** A user id: digits only (leading zeros allowed), at most 16 of them, checked against [MAX_ID]. */
 private val ID = Regex("[0-9]{1,16}")
@@ -241,15 +244,20 @@ private val ID = Regex("[0-9]{1,16}")
 private const val MAX_ID = (1L shl 53) - 1
 
 /**
- * The JSON is kotlinx.serialization's: a JsonObject encoded by Json.encodeToString, answered with
- * respondText(application/json; charset=UTF-8). Ktor's guides would install ContentNegotiation {
- * json() } and respond a @Serializable class; neither is buildable here (manifest note "json").
+ * The JSON, as Ktor's guides write it: ContentNegotiation with kotlinx.serialization's json()
+ * (Ktor's DefaultJson: compact, non-ASCII unescaped) and call.respond(user), the generated
+ * serializer of the @Serializable [AggregateUser]; Content-Type application/json (no charset).
+ * -D[JSON_PROPERTY]=text (kotlin-coroutines-json-text) keeps the hand-built form this replaced: no
+ * plugin, the same fields in a JsonObject encoded with Json.encodeToString and respondText.
  */
-fun Application.aggregateModule(service: UserAggregateService, waits: Waits?) {
+fun Application.aggregateModule(service: UserAggregateService, waits: Waits?, json: JsonForm) {
+    val negotiated = json == JsonForm.NEGOTIATED
+    if (negotiated) install(ContentNegotiation) { json() }
     routing {
         if (waits != null) { // downstream=inproc: the waits' proof (Waits); with http, 404
             get("/waits") {
-                call.respondText(Json.encodeToString(JsonObject.serializer(), waits.json()), ContentType.Application.Json)
+                if (negotiated) call.respond(waits.json())
+                else call.respondText(Json.encodeToString(JsonObject.serializer(), waits.json()), ContentType.Application.Json)
             }
         }
         get("/user/{id}") {
@@ -267,7 +275,30 @@ fun Application.aggregateModule(service: UserAggregateService, waits: Waits?) {
                 call.respond(HttpStatusCode.BadGateway)
                 return@get
             }
-            call.respondText(Json.encodeToString(JsonObject.serializer(), user), ContentType.Application.Json)
+            if (negotiated) call.respond(user)
+            else call.respondText(Json.encodeToString(JsonObject.serializer(), user.toJsonObject()), ContentType.Application.Json)
         }
     }
+}
+
+/** The system property that picks the JSON form; unset means negotiated. */
+const val JSON_PROPERTY = "concbench.ktor.json"
+
+enum class JsonForm(val id: String) { NEGOTIATED("negotiated"), TEXT("text") }
+
+/** The form named by [JSON_PROPERTY]; anything but negotiated / text is bad input (exit 2). */
+fun jsonForm(): JsonForm {
+    val raw = System.getProperty(JSON_PROPERTY) ?: return JsonForm.NEGOTIATED
+    return JsonForm.entries.firstOrNull { it.id == raw }
+        ?: throw BadInput("-D$JSON_PROPERTY must be negotiated or text, not '$raw'")
+}
+
+/** The hand-built form's object: the same fields, in the same order. */
+private fun AggregateUser.toJsonObject(): JsonObject = buildJsonObject {
+    put("id", id)
+    put("name", name)
+    put("age", age)
+    put("sex", sex)
+    put("phone", phone)
+    put("level", level)
 }

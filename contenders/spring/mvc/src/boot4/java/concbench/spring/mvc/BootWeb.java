@@ -17,11 +17,14 @@ import org.springframework.web.context.request.ServletWebRequest;
  * The Spring Boot types of the MVC application that Boot 4 moved into its new modules
  * (spring-boot-tomcat, spring-boot-webmvc, spring-boot-web-server); the shared sources use them
  * only through this class. src/boot4/java has it with Boot 4's packages, src/boot3/java with
- * Boot 3.5's: the two files differ in their imports alone.
+ * Boot 3.5's: the two files differ in their imports and in JSON_DEFAULT alone.
  */
 final class BootWeb {
     private BootWeb() {
     }
+
+    /** GET /user/{id}'s JSON form unless concbench.json says otherwise ({@link UserJson}): Boot 4's Jackson converter writes the record without committing the response: Tomcat sets its Content-Length. */
+    static final String JSON_DEFAULT = "record";
 
     /** The started Tomcat's connector. */
     static Connector connector(ApplicationContext ctx) {

@@ -18,11 +18,12 @@ import org.springframework.context.annotation.Import;
 @SpringBootApplication
 @EnableConfigurationProperties(AggregateProperties.class)
 // from common: http-aggregate's proof of its in-process waits (GET /waits); Boot's Jackson mapper
-// as JSON writers (the JSON bodies are sent as bytes with their length)
+// as JSON writers (GET /waits, and GET /user/{id} in the bytes form: UserJson)
 @Import({Waits.class, BootJson.class})
 public class MvcApplication {
 
     public static void main(String[] args) {
+        UserJson.check();
         Launcher.run(MvcApplication.class,
                 List.of("sequential", "sequential-stock", "sequential-cpu-threads", "virtual", "async-small", "async-tuned", "async-large"),
                 Map.of("tomcat", org.apache.catalina.util.ServerInfo::getServerNumber,
