@@ -56,7 +56,7 @@ def show(contenders: dict[str, Contender]) -> None:
 
 def build(contenders: list[Contender], force: bool, profilers: bool = False) -> bool:
     """Build each toolchain once (and the profilers, if asked); True when all built."""
-    builder = Builder(paths.cache_dir(), say=lambda m: ui.err.print(f"[cyan]{m}[/]"))
+    builder = Builder(paths.cache_dir(), say=_say)
     all_ok = True
     for tc in {c.toolchain.name: c.toolchain for c in contenders}.values():
         outcome = builder.ensure(tc, force=force)
@@ -71,6 +71,10 @@ def build(contenders: list[Contender], force: bool, profilers: bool = False) -> 
     return (build_profilers() if profilers else True) and loaders_ok and all_ok
 
 
+def _say(message: str) -> None:
+    ui.err.print(f"[cyan]{message}[/]")
+
+
 LOAD_GENERATORS = ("oha", "wrk")
 """What the server workloads load with (workloads.server's loadgen): installed or built with
 the contenders, so that a first server run does not wait minutes for cargo."""
@@ -79,7 +83,7 @@ the contenders, so that a first server run does not wait minutes for cargo."""
 def build_load_generators() -> bool:
     all_ok = True
     for name in LOAD_GENERATORS:
-        problem = tools.ensure(name, lambda m: ui.err.print(f"[cyan]{m}[/]"))
+        problem = tools.ensure(name, _say)
         if problem:
             all_ok = False
             ui.out.print(f"[red]{name}[/]: {problem}", highlight=False)
@@ -95,8 +99,7 @@ PROFILER_TOOLS = ("perf", "inferno-collapse-perf", "inferno-flamegraph")
 def build_profilers() -> bool:
     """perf, inferno (a crate: a minute or two of cargo) and async-profiler's library, which a
     first --profile would otherwise fetch or build inside its run (`build --profilers`)."""
-    say = lambda m: ui.err.print(f"[cyan]{m}[/]")  # noqa: E731
-    problems = {name: tools.ensure(name, say) for name in PROFILER_TOOLS}
+    problems = {name: tools.ensure(name, _say) for name in PROFILER_TOOLS}
     problems["async-profiler"] = async_profiler.ensure_library()
     for name, problem in problems.items():
         if problem:
