@@ -7,7 +7,6 @@ import concbench.spring.User;
 import concbench.spring.UserIds;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -37,9 +36,6 @@ public class UserBytesController {
     public ResponseEntity<byte[]> getUser(@PathVariable long id) throws Exception {
         if (!UserIds.isUserId(id)) throw new ResponseStatusException(HttpStatus.NOT_FOUND);
         byte[] body = userWriter.write(userService.assembleUser(id));
-        return ResponseEntity.ok()
-                .contentType(MediaType.APPLICATION_JSON)
-                .contentLength(body.length)
-                .body(body);
+        return UserJson.answer(body);
     }
 }

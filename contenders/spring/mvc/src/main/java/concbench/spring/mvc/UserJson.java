@@ -7,6 +7,8 @@ import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 
 /**
  * How GET /user/{id} writes its JSON, system property concbench.json: "record" returns the User record
@@ -37,6 +39,14 @@ public class UserJson {
             System.err.println("concbench-spring: -D" + PROPERTY + " must be record or bytes, not '" + form + "'");
             System.exit(2);
         }
+    }
+
+    /** JSON already written to bytes, answered with its length (the bytes form, and /waits). */
+    static ResponseEntity<byte[]> answer(byte[] body) {
+        return ResponseEntity.ok()
+                .contentType(MediaType.APPLICATION_JSON)
+                .contentLength(body.length)
+                .body(body);
     }
 
     @Bean

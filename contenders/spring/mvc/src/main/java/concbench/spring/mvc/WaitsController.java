@@ -4,7 +4,6 @@ import concbench.spring.BootJson;
 import concbench.spring.ConditionalOnAggregate;
 import concbench.spring.JsonWriter;
 import concbench.spring.Waits;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -25,9 +24,6 @@ public class WaitsController {
     @GetMapping("/waits")
     public ResponseEntity<byte[]> getWaits() throws Exception {
         byte[] body = waitsWriter.write(waits.report());
-        return ResponseEntity.ok()
-                .contentType(MediaType.APPLICATION_JSON)
-                .contentLength(body.length)
-                .body(body);
+        return UserJson.answer(body);
     }
 }
