@@ -50,3 +50,22 @@ def test_each_parameter_set_is_compared_on_its_own_and_paired_by_round(tmp_path:
     summary.main([str(path), "a", "b"])
     out = capsys.readouterr().out
     assert out.count("http-hello (medians of 3") == 2 and "connections=256" in out
+
+
+def test_the_interval_is_the_ratio_of_geometric_means_with_its_welch_interval():
+    """after = 2 × before in every process: the geometric means' ratio is exactly 2 and its
+    interval holds 2; a one-process side has a ratio and no interval."""
+    summary = _summary()
+    text = summary.interval([50.0, 100.0, 150.0], [100.0, 200.0, 300.0])
+    ratio, _, rest = text.partition(" (")
+    low, _, high = rest.rstrip(")").partition("-")
+    assert float(ratio) == 2.0
+    assert float(low) < 2.0 < float(high)
+    # the two sides' spread is the same, the logarithms' variance log-scale: Welch's half-width
+    logs = [0.0, 0.6931471805599453, 1.0986122886681098]  # ln 1, ln 2, ln 3
+    mean = sum(logs) / 3
+    var = sum((v - mean) ** 2 for v in logs) / 2
+    half = 2.7764451051977987 * (2 * var / 3) ** 0.5  # t(0.975, ν = 4) × standard error
+    assert (float(low), float(high)) == (round(2 * 2.718281828459045 ** -half, 3),
+                                         round(2 * 2.718281828459045 ** half, 3))
+    assert summary.interval([50.0], [100.0]) == "2.000 (no interval)"

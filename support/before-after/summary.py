@@ -2,7 +2,10 @@
 side, the ratio of the medians, the median (and range) of the same-round ratios, and the
 Mann-Whitney p. Batch cells: iteration time (and, with warm-up iterations, the first, cold
 one), CPU, peak RSS, and at each mark its RSS and time. Server cells: requests/s, p99 and
-server CPU per request of the measured window, and the server's peak RSS.
+server CPU per request of the measured window, and the server's peak RSS. Each figure's
+ratio also as the tool states one (concbench.stats.inference.ratio_test, as `compare` and the
+upgrades report): the ratio of the geometric means with its Welch 95 % interval on the
+logarithms, one value per process a side, since the runs of an interleaved plan are processes.
 
     summary.py RESULTS AFTER [BEFORE]
 
@@ -15,6 +18,9 @@ import sys
 from pathlib import Path
 
 from scipy.stats import mannwhitneyu
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harness"))
+from concbench.stats.inference import ratio_test  # noqa: E402
 
 Figures = dict[str, list[tuple[int | None, float]]]
 CellKey = tuple[str, str]
@@ -81,7 +87,7 @@ def print_cell(key: CellKey, after: Figures, before: Figures) -> None:
     runs = len(next(iter(after.values())))
     print(f"{key[0]} (medians of {runs} interleaved runs; wall_s: iteration time)\n  {key[1]}")
     print(f"{'':>20} {'before':>10} {'after':>10} {'after/before':>12} "
-          f"{'same round (range)':>24} {'p (MWU)':>8}")
+          f"{'same round (range)':>24} {'p (MWU)':>8} {'geo ratio (95 % CI)':>24}")
     for key, pairs in after.items():
         if not before.get(key):
             continue
@@ -92,7 +98,15 @@ def print_cell(key: CellKey, after: Figures, before: Figures) -> None:
                     if rounds else "-")
         p = mannwhitneyu(a, b, alternative="two-sided").pvalue
         print(f"{key:>20} {statistics.median(b):10.4g} {statistics.median(a):10.4g} "
-              f"{ratio:12.3f} {in_round:>24} {p:8.3f}")
+              f"{ratio:12.3f} {in_round:>24} {p:8.3f} {interval(b, a):>24}")
+
+
+def interval(before: list[float], after: list[float]) -> str:
+    """after ÷ before as the ratio of geometric means and its Welch 95 % interval."""
+    test = ratio_test(before, after)
+    if test.ci95 is None:
+        return f"{test.ratio:.3f} (no interval)"
+    return f"{test.ratio:.3f} ({test.ci95[0]:.3f}-{test.ci95[1]:.3f})"
 
 
 def main(argv: list[str]) -> None:
