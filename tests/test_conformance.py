@@ -14,7 +14,10 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -132,6 +135,24 @@ def test_contender_passes_verify_as_a_server(built, verified_servers, contender)
 def test_contender_passes_verify_in_batch(built, verified_batch, contender):
     _skip_if_tool_missing(built[ALL[contender].toolchain.name], contender)
     _check_cells(contender, verified_batch[contender], BATCH_WORKLOADS)
+
+
+def test_spring_servers_leave_no_tomcat_folders_in_tmp(built, verified_servers, real_bench):
+    """Boot's Tomcat makes a base and a docbase folder named after its port on every start and
+    never removes them; in the run's own temporary directory (proc.private_tmp, named to
+    Tomcat by the MVC application's BootWeb.TempFolders) they go with the run, so none made
+    since the verify began is left in /tmp."""
+    _skip_if_tool_missing(built["spring"], "spring")
+    began = min(datetime.fromisoformat(json.loads(f.read_text())["created_at"]).timestamp()
+                for f in real_bench.root.glob("verify-servers-*/*/results.json"))
+    ports = {int(run["server"]["target"].rpartition(":")[2])
+             for name, cells in verified_servers.items() if ALL[name].toolchain.name == "spring"
+             for cell in cells for run in cell["runs"] if run.get("server")}
+    assert ports
+    tmp = Path(tempfile.gettempdir())
+    left = [str(f) for port in ports for pattern in (f"tomcat.{port}.*", f"tomcat-docbase.{port}.*")
+            for f in tmp.glob(pattern) if f.stat().st_mtime >= began - 1]
+    assert left == []
 
 
 def test_every_contender_is_verified_somewhere():

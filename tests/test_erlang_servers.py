@@ -17,12 +17,12 @@ from http_answers import free_port as _free_port
 from http_answers import get as _get
 from http_answers import twice_on_one_connection as _twice_on_one_connection
 
+pytestmark = pytest.mark.answers_only  # single requests, no load: beside the measuring tests
+
 FOLDER = Path(__file__).resolve().parent.parent / "contenders" / "erlang"
 BAD_PATHS = ["/user/0", "/user/-1", "/user/+5", "/user/1.5", "/user/abc", "/user/9007199254740992",
              "/user/", "/user/1x", "/user/99999999999999999999", "/nope", "/hello/x"]
 """docs/contract.md's "Error answers": not a route, or an id outside 1 to 2^53 - 1: 404."""
-
-
 
 
 def _start(server: str, workload: str, port: int) -> tuple[subprocess.Popen, dict]:
@@ -35,10 +35,6 @@ def _start(server: str, workload: str, port: int) -> tuple[subprocess.Popen, dic
     ready = json.loads(proc.stdout.readline())
     assert ready["type"] == "ready" and ready["port"] == port, ready
     return proc, ready["runtime"]
-
-
-
-
 
 
 STACKS = ("gen_tcp", "inets", "yaws")

@@ -18,6 +18,8 @@ from http_answers import free_port as _free_port
 from http_answers import get as _get
 from http_answers import twice_on_one_connection as _twice_on_one_connection
 
+pytestmark = pytest.mark.answers_only  # single requests, no load: beside the measuring tests
+
 CONTENDERS = Path(__file__).resolve().parent.parent / "contenders"
 BINARIES = {"go": CONTENDERS / "go" / "build" / "concbench-go",
             "rust": CONTENDERS / "rust" / "target" / "release" / "concbench-tokio"}
@@ -31,12 +33,6 @@ PARAMS = {"http-hello": ["--pool-size=0"],
                              "--backend-host=127.0.0.1", "--backend-port=0", "--pool-size=0"]}
 BATCH = ["fanout", "--requests=1", "--concurrency=0", "--user-ms=0", "--orders-ms=0",
          "--prefs-ms=0", "--notifications-ms=0", "--pool-size=1", "--warmup=0", "--iterations=1"]
-
-
-
-
-
-
 
 
 def _answers(lang: str, stack: str, workload: str, good: str) -> tuple[dict, dict]:

@@ -3,13 +3,15 @@ answered with a message and exit 2 before anything runs (no SSH needed)."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from concbench.errors import UserError
 from concbench.remote.hosts import resolve, roles_from
-from concbench.remote.ssh import classify
+from concbench.remote.ssh import CONTROL_NAME_LEN, SOCKET_PATH_MAX, classify, control_folder
 
 
 def test_a_spec_gives_user_address_and_port():
@@ -89,3 +91,24 @@ def test_several_clients_with_wrk_exit_2_before_anything_runs(cli):
     assert res.code == 2 and "Traceback" not in res.stderr, res.stderr
     said = " ".join(res.stderr.split())
     assert "over 2 client hosts needs --param loadgen=oha" in said and "cannot be merged" in said
+
+
+def test_the_control_socket_folder_is_short_enough_whatever_tmpdir_says(tmp_path, monkeypatch):
+    """A deep TMPDIR would make ssh's control socket path too long for a Unix socket (ssh then
+    refuses to connect): the folder falls back to /tmp; a short one stays where it is."""
+    deep = tmp_path / ("d" * 60)
+    deep.mkdir()
+    short = Path(tempfile.mkdtemp(prefix="cb-", dir="/tmp"))
+    made = []
+    try:
+        for where in (deep, short):
+            monkeypatch.setattr(tempfile, "tempdir", str(where))
+            folder = control_folder()
+            made.append(folder)
+            assert len(str(folder)) + CONTROL_NAME_LEN <= SOCKET_PATH_MAX
+        assert made[0].parent == Path("/tmp") and made[1].parent == short
+        assert list(deep.iterdir()) == []
+    finally:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(short, ignore_errors=True)

@@ -18,6 +18,7 @@ import pytest
 from hang_plan import start_until_hang
 from proc_state import all_gone
 
+from concbench.proc import private_tmp
 from concbench.resultset.store import Store
 
 SMALL = ["--param", "tasks=100", "--param", "sleep-ms=1", "--param", "pool-size=10"]
@@ -65,17 +66,23 @@ def test_sigterm_is_an_interrupt_too(fake_bench, tmp_path):
 
 def test_nothing_outlives_a_harness_killed_with_sigkill(fake_bench, tmp_path):
     """SIGKILL gives the harness no chance to clean up: the sampler, as the contender's
-    guardian (PR_SET_PDEATHSIG), kills its process group and tree; and the sampler's file
-    has no name, so the harness's temporary directory is left as it was."""
+    guardian (PR_SET_PDEATHSIG), kills its process group and tree, then removes the run's own
+    temporary directory (proc.private_tmp); and the sampler's file has no name, so the
+    harness's temporary directory is left as it was."""
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler: the native sampler (the guardian) cannot be built")
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     fake_bench.env["TMPDIR"] = str(scratch)
     proc, pids = start_until_hang(fake_bench, tmp_path / "pids", "--runs", "1")
+    assert [f.name for f in scratch.iterdir() if f.name.startswith(private_tmp.PREFIX)], \
+        "the hanging run has a temporary directory of its own"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert all_gone(pids), "the contender outlived a harness killed with SIGKILL"
+    deadline = time.monotonic() + 10
+    while list(scratch.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not list(scratch.iterdir()), "a killed harness left files in its TMPDIR"
 
 

@@ -6,9 +6,11 @@ No traffic leaves the machine (198.18.0.0/24 on a bridge of this machine only)."
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -127,10 +129,19 @@ def test_a_remote_server_that_crashes_is_recorded_and_nothing_is_left(net, hosts
 
 
 def _unavailable(fake_bench, *hosts: str) -> str:
-    res = fake_bench("run", "http-hello", "--contender", "fake-server", *LOAD, *hosts)
-    assert "Traceback" not in res.stderr, res.stderr[-2000:]
-    cell = _cell(fake_bench.last())
-    assert cell["status"] == "unavailable", cell
+    """The cell's reason; the host's SSH connection folder removed although the connection
+    never opened (the harness's temporary directory is the test's own, short enough for the
+    control socket's path: remote.ssh.control_folder)."""
+    tmp = Path(tempfile.mkdtemp(prefix="cb-", dir="/tmp"))
+    fake_bench.env["TMPDIR"] = str(tmp)
+    try:
+        res = fake_bench("run", "http-hello", "--contender", "fake-server", *LOAD, *hosts)
+        assert "Traceback" not in res.stderr, res.stderr[-2000:]
+        cell = _cell(fake_bench.last())
+        assert cell["status"] == "unavailable", cell
+        assert sorted(f.name for f in tmp.iterdir()) == []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     return cell["reason"]
 
 

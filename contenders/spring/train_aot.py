@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -85,7 +87,10 @@ def main() -> int:
             "http-aggregate", f"--port={port}", "--bind=127.0.0.1", "--base-ms=1",
             "--detail-ms=1", "--extra-ms=1", "--downstream=inproc", "--backend-host=127.0.0.1",
             "--backend-port=0", "--pool-size=1"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    # a temporary directory of its own, as the harness gives every run (Tomcat's directories)
+    scratch = tempfile.TemporaryDirectory(prefix="concbench-train-")
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": scratch.name})
     try:
         wait_ready(proc, port)
         threading.Thread(target=lambda: proc.stdout and proc.stdout.read(), daemon=True).start()
@@ -105,6 +110,7 @@ def main() -> int:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        scratch.cleanup()
     if code != 0 or not cache.exists() or cache.stat().st_size == 0:
         raise SystemExit(f"train_aot: the training JVM exited {code} without writing {cache}")
     print(f"train_aot: {CONNECTIONS * each} requests, cache {cache.stat().st_size} bytes")

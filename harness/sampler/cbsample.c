@@ -1,7 +1,7 @@
 /*
  * cbsample: samples a process tree from /proc at a fixed interval, for concbench.
  *
- *   cbsample ROOT_PID INTERVAL_US OUT_FILE [RSS_LIMIT_BYTES]
+ *   cbsample ROOT_PID INTERVAL_US OUT_FILE [RSS_LIMIT_BYTES [TMP_DIR]]
  *
  * Each tick appends "t_us rss_bytes threads cpu_ticks root_hwm_kb" to OUT_FILE (cpu_ticks
  * refreshed every 10th tick) (fully
@@ -12,12 +12,15 @@
  *
  * It is also the contender's guardian: if the harness dies (even by SIGKILL), the kernel
  * sends the sampler SIGUSR1 (PR_SET_PDEATHSIG), and it kills the root's process group and
- * every process of the tree it knows, so no contender outlives the harness.
+ * every process of the tree it knows, so no contender outlives the harness; then it removes
+ * TMP_DIR, the run's own temporary directory (proc/private_tmp.py), which the harness would
+ * have removed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -151,11 +154,28 @@ static int read_status(int fd, long *rss_kb, long *hwm_kb, long *threads) {
     return *threads > 0 ? 0 : -1;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st; (void)flag; (void)ftw;
+    remove(path);
+    return 0; /* go on: remove what can be removed */
+}
+
+/* The tree's processes are sent SIGKILL; wait (at most 1 s) until none is left to write. */
+static void await_gone(int root) {
+    for (int i = 0; i < 100; i++) {
+        int alive = kill(-root, 0) == 0;
+        for (int j = 0; j < nprocs && !alive; j++) alive = kill(procs[j].pid, 0) == 0;
+        if (!alive) return;
+        usleep(10000);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: cbsample ROOT_PID INTERVAL_US OUT_FILE [RSS_LIMIT_BYTES]\n");
+        fprintf(stderr, "usage: cbsample ROOT_PID INTERVAL_US OUT_FILE [RSS_LIMIT_BYTES [TMP_DIR]]\n");
         return 2;
     }
+    const char *tmp_dir = argc > 5 && argv[5][0] ? argv[5] : NULL;
     int root = atoi(argv[1]);
     long interval_us = atol(argv[2]);
     long long limit = argc > 4 ? atoll(argv[4]) : 0;
@@ -216,6 +236,10 @@ int main(int argc, char **argv) {
         refresh_tree();
         kill(-root, SIGKILL);
         for (int i = 0; i < nprocs; i++) kill(procs[i].pid, SIGKILL);
+        if (tmp_dir) {
+            await_gone(root);
+            nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        }
     }
     fclose(out);
     return 0;

@@ -33,12 +33,14 @@ class NativeSampler:
     kind = "native"
 
     def __init__(self, exe: Path, root_pid: int, started: float, interval_s: float = 0.01,
-                 rss_limit: int | None = None):
+                 rss_limit: int | None = None, tmp_dir: Path | None = None):
         self._exe = exe
         self._root = root_pid
         self._t0 = started
         self._interval_us = int(interval_s * 1e6)
         self._rss_limit = rss_limit
+        self._tmp_dir = tmp_dir
+        """The run's own temporary directory, which the sampler removes if the harness dies."""
         self._probe = TreeSampler(root_pid, started)  # never started: reads on demand
         self._out = tempfile.TemporaryFile(mode="w+b")  # unnamed: gone with its last fd
         self._proc: subprocess.Popen | None = None
@@ -51,8 +53,10 @@ class NativeSampler:
     def start(self) -> None:
         out_path = f"/proc/{os.getpid()}/fd/{self._out.fileno()}"
         argv = [str(self._exe), str(self._root), str(self._interval_us), out_path]
-        if self._rss_limit:
-            argv.append(str(self._rss_limit))
+        if self._rss_limit or self._tmp_dir:
+            argv.append(str(self._rss_limit or 0))
+        if self._tmp_dir:
+            argv.append(str(self._tmp_dir))
         self._offset = time.perf_counter() - self._t0
         # close_fds=False lets Python use posix_spawn (vfork): forking this ~100 MB process
         # would delay the first sample; the harness's own pipes are close-on-exec anyway.
@@ -91,8 +95,11 @@ class NativeSampler:
                 self.final_threads = threads
 
 
-def make_sampler(exe: Path | None, root_pid: int, started: float, rss_limit: int | None):
-    """The native sampler when it could be built here (exe from binary()), else Python's."""
+def make_sampler(exe: Path | None, root_pid: int, started: float, rss_limit: int | None,
+                 tmp_dir: Path | None = None):
+    """The native sampler when it could be built here (exe from binary()), else Python's;
+    `tmp_dir`: the run's own temporary directory, which the native one, as the contender's
+    guardian, removes if the harness dies (Python's, a thread of the harness, dies with it)."""
     if exe is not None:
-        return NativeSampler(exe, root_pid, started, rss_limit=rss_limit)
+        return NativeSampler(exe, root_pid, started, rss_limit=rss_limit, tmp_dir=tmp_dir)
     return TreeSampler(root_pid, started, rss_limit=rss_limit)

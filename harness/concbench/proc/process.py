@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from concbench.proc.jit_threads import jit_cpu_s
-from concbench.proc import cgroups, orphans
+from concbench.proc import cgroups, orphans, private_tmp
 from concbench.proc.native_sampler import binary, make_sampler
 from concbench.proc.sampler import Sample, own_hwm
 
@@ -128,6 +128,8 @@ class Supervised:
         self._timed_out = False
         self.cookie = orphans.new_cookie()
         self._escaped: list[int] = []
+        self._tmp: Path | None = None
+        """Its own temporary directory (proc.private_tmp), removed once the group is gone."""
 
     def start(self) -> None:
         """Spawn in a new session (its own process group), in a cgroup of its own when
@@ -139,21 +141,24 @@ class Supervised:
                 self.cgroup = cgroups.create(self._limits, self.cookie)
             except cgroups.CgroupError as err:
                 raise OSError(f"no cgroup for the run: {err}") from None
+        self._tmp = private_tmp.make()
         self.started = time.perf_counter()
         try:
             self._proc = subprocess.Popen(
-                self.argv, cwd=self._cwd, env={**self._env, orphans.COOKIE_VAR: self.cookie},
+                self.argv, cwd=self._cwd, env={**self._env, orphans.COOKIE_VAR: self.cookie,
+                                               private_tmp.ENV: str(self._tmp)},
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, preexec_fn=self.cgroup.enter if self.cgroup else None)
         except (OSError, subprocess.SubprocessError) as err:
-            self._release_cgroup()
+            self._release()
             if isinstance(err, OSError):
                 raise
             raise OSError(f"could not enter its cgroup before exec ({err})") from None
         self.pid = self._proc.pid
         self._jit_seen: bool | None = None
         """Whether the tree had JIT compiler threads at its first iteration line."""
-        self.sampler = make_sampler(sampler_exe, self.pid, self.started, self._rss_limit)
+        self.sampler = make_sampler(sampler_exe, self.pid, self.started, self._rss_limit,
+                                    self._tmp)
         self._threads = [
             threading.Thread(target=self._wait, daemon=True),
             threading.Thread(target=self._read_stdout, daemon=True),
@@ -244,16 +249,19 @@ class Supervised:
         killpg(self.pid, signal.SIGKILL)
         self.exited.wait()
         self._escaped += [p for p in orphans.kill_left(self.cookie) if p not in self._escaped]
-        self._release_cgroup()
+        self._release()
         return clean
 
-    def _release_cgroup(self) -> None:
-        """Read the run's cgroup and remove it, killing anything left in it (once)."""
+    def _release(self) -> None:
+        """Read the run's cgroup and remove it, killing anything left in it (once); then remove
+        the temporary directory, whose writers are all gone by now."""
         if self.cgroup is not None and self._cgroup_record is None:
             try:
                 self._cgroup_record = self.cgroup.release()
             except cgroups.CgroupError as err:  # removed at exit or by the next start
                 self._cgroup_record = dataclasses.replace(self.cgroup.record(), problem=str(err))
+        private_tmp.remove(self._tmp)
+        self._tmp = None
 
     def time_out(self) -> None:
         """The run took too long: stop it and remember why."""
@@ -267,7 +275,7 @@ class Supervised:
         killpg(self.pid, signal.SIGKILL)  # sweep: nothing of the group outlives the run
         self._escaped += [p for p in orphans.kill_left(self.cookie)  # nor what left the group
                           if p not in self._escaped]
-        self._release_cgroup()
+        self._release()
         assert self._proc is not None
         self._proc.returncode = 0  # reaped by wait4 above; keep Popen from waiting again
         self.sampler.stop()

@@ -41,11 +41,14 @@ class RemoteRoles:
         problems: dict[str, str] = {}
         for host in roles.distinct():
             say(f"preparing {host.target} (ssh, rsync of the sources to {host.workdir}) ...")
+            remote = None
             try:
                 remote = RemoteHost(host, say)
                 remote.prepare()
                 remotes[host.name] = remote
             except HostError as err:
+                if remote is not None:  # its SSH control folder and master go with it
+                    remote.close()
                 problems[host.name] = str(err)
                 say(f"[red]{host.name}: {err}[/]")
         sites = Sites(*(cls._site(roles.of(role), remotes, local)

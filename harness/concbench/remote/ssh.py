@@ -48,6 +48,23 @@ def _last(text: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
+SOCKET_PATH_MAX = 107
+"""The longest path of a Unix socket (sun_path's 108 bytes, less the terminating NUL)."""
+CONTROL_NAME_LEN = 41
+"""'/' and ssh's %C, the 40 hex digits of the connection's hash: a control socket's name."""
+
+
+def control_folder() -> Path:
+    """A new folder for the shared connection's control socket: in the temporary directory,
+    or in /tmp where the socket's path would be too long for a Unix socket (a deep TMPDIR:
+    ssh then refuses every connection with "ControlPath too long")."""
+    folder = Path(tempfile.mkdtemp(prefix="concbench-ssh-"))
+    if len(str(folder)) + CONTROL_NAME_LEN <= SOCKET_PATH_MAX:
+        return folder
+    folder.rmdir()
+    return Path(tempfile.mkdtemp(prefix="concbench-ssh-", dir="/tmp"))
+
+
 class Ssh:
     """Commands on one host. `close()` ends the shared connection."""
 
@@ -57,7 +74,7 @@ class Ssh:
             if problem:
                 raise HostError(problem)
         self.host = host
-        self._control = Path(tempfile.mkdtemp(prefix="concbench-ssh-"))
+        self._control = control_folder()
 
     def options(self) -> list[str]:
         h = self.host

@@ -1,6 +1,7 @@
 package concbench.spring.mvc;
 
 import jakarta.servlet.http.HttpServletRequest;
+import java.io.File;
 import java.util.Map;
 import org.apache.catalina.connector.Connector;
 import org.springframework.boot.tomcat.TomcatWebServer;
@@ -11,6 +12,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.webmvc.error.ErrorAttributes;
 import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.context.ApplicationContext;
+import org.springframework.stereotype.Component;
 import org.springframework.web.context.request.ServletWebRequest;
 
 /**
@@ -40,6 +42,26 @@ final class BootWeb {
         }
 
         abstract void apply(Connector connector);
+    }
+
+    /**
+     * Tomcat's base and docbase folders in the run's own temporary directory (TMPDIR, which the harness removes
+     * after the run): by default Boot makes both under java.io.tmpdir on every start and never removes them. The
+     * JVM reads java.io.tmpdir once, at start, and ignores TMPDIR, so the folders are named here.
+     */
+    @Component
+    static class TempFolders implements WebServerFactoryCustomizer<TomcatServletWebServerFactory> {
+        @Override
+        public void customize(TomcatServletWebServerFactory factory) {
+            String tmpdir = System.getenv("TMPDIR");
+            if (tmpdir == null || tmpdir.isEmpty()) {
+                return;
+            }
+            File docbase = new File(tmpdir, "tomcat-docbase");
+            docbase.mkdirs();
+            factory.setBaseDirectory(new File(tmpdir, "tomcat"));
+            factory.setDocumentRoot(docbase);
+        }
     }
 
     /** Boot's contract for the error controller (its own backs off) and its error attributes. */
