@@ -235,8 +235,13 @@ def bench_factory(tmp_path_factory) -> Callable[[str], Concbench]:
 
 
 @pytest.fixture
-def processes() -> Iterator[None]:
-    """For a test that starts real processes itself: none of them may outlive it."""
+def processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """For a test that starts real processes itself: none of them may outlive it, and what
+    they write to their temporary directory stays in the test's own (TMPDIR, as the harness
+    gives each contender process one: proc/private_tmp.py)."""
+    scratch = tmp_path / "processes-tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
     yield
