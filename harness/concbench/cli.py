@@ -17,7 +17,7 @@ from concbench.errors import UserError, unknown
 from concbench.plan import (Plan, Settings, cells_for, parse_assignments, parse_size,
                             plan_from_dict, with_limits)
 from concbench.precision import Precision
-from concbench.proc import cgroups
+from concbench.proc import cgroups, private_tmp
 from concbench.resultset import io
 from concbench.server import placement
 
@@ -289,9 +289,10 @@ def _resumed_plan(run_id: str, all_c: dict[str, manifest.Contender]) -> Plan:
 
 
 def _check_limits(plan: Plan) -> None:
-    """Leftover cgroups of a killed run removed; a plan with limits checked to be able to
-    make cgroups here before anything runs."""
+    """Leftover cgroups and temporary directories of a killed run removed; a plan with limits
+    checked to be able to make cgroups here before anything runs."""
     cgroups.clean_leftovers(lambda m: ui.err.print(f"[yellow]{m}[/]", highlight=False))
+    private_tmp.clean_leftovers()
     limited = [c for c in plan.cells if c.limits]
     if not limited:
         return

@@ -14,7 +14,8 @@
  * sends the sampler SIGUSR1 (PR_SET_PDEATHSIG), and it kills the root's process group and
  * every process of the tree it knows, so no contender outlives the harness; then it removes
  * TMP_DIR, the run's own temporary directory (proc/private_tmp.py), which the harness would
- * have removed.
+ * have removed. With a TMP_DIR it ends on SIGTERM only (or the harness's death), even once the
+ * tree is gone, so that a harness killed between the tree's end and its clean-up is seen too.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -231,6 +232,16 @@ int main(int argc, char **argv) {
         if (now.tv_sec > next.tv_sec || (now.tv_sec == next.tv_sec && now.tv_nsec > next.tv_nsec))
             next = now; /* fell behind: skip ahead rather than burst */
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop_requested) {}
+    }
+    if (tmp_dir) { /* the tree ended first: the harness removes TMP_DIR once it has reaped and
+                      swept it; until it says stop, this stays, in case it dies before that */
+        sigset_t waited, before;
+        sigemptyset(&waited);
+        sigaddset(&waited, SIGTERM);
+        sigaddset(&waited, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &waited, &before);
+        while (!stop_requested) sigsuspend(&before);
+        sigprocmask(SIG_SETMASK, &before, NULL);
     }
     if (orphaned) { /* the harness is gone: nothing it started may stay */
         refresh_tree();
