@@ -173,7 +173,9 @@ def test_an_ssh_key_that_is_refused_is_recorded(net, fake_bench, tmp_path):
 
 
 def test_an_interrupted_run_leaves_nothing_on_the_hosts(net, hosts_file, fake_bench):
+    """Nor the client's agent's temporary folder (the hosts share this machine's /tmp)."""
     before = {h: set(net.pids(h)) for h in net.hosts}
+    folders = set(Path(tempfile.gettempdir()).glob("concbench-exec-*"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "concbench", "run", "http-hello", "--contender", "fake-server",
          "--param", "connections=4", "--param", "duration-s=60", "--param", "warmup-s=0",
@@ -188,3 +190,4 @@ def test_an_interrupted_run_leaves_nothing_on_the_hosts(net, hosts_file, fake_be
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     assert net.left_behind(before, seconds=20) == {}
+    assert set(Path(tempfile.gettempdir()).glob("concbench-exec-*")) - folders == set()

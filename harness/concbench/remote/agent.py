@@ -45,10 +45,13 @@ def emit(message: dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
-def die_with_stdin() -> None:
-    """Exit (children die by pdeathsig) once the harness's end of the session closes."""
+def die_with_stdin(folder: str | None = None) -> None:
+    """Exit (children die by pdeathsig) once the harness's end of the session closes, the
+    command's temporary `folder` removed first (os._exit skips every clean-up)."""
     def watch() -> None:
         sys.stdin.read()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         os._exit(1)
     threading.Thread(target=watch, daemon=True).start()
 
@@ -165,8 +168,8 @@ def execute(arg: str | None) -> None:
     """Run a command to completion (a load generator), measured by wait4; `{out}` in its
     argv or env names a fresh file whose contents come back as `output`."""
     spec = json.loads(arg or "{}")
-    die_with_stdin()
     with tempfile.TemporaryDirectory(prefix="concbench-exec-") as tmp:
+        die_with_stdin(tmp)
         out = os.path.join(tmp, "out")
         argv = [a.replace("{out}", out) for a in spec["argv"]]
         env = {**os.environ, **{k: v.replace("{out}", out) for k, v in spec["env"].items()}}
