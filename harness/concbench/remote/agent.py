@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import select
 import shutil
 import signal
 import socket
@@ -47,12 +48,22 @@ def emit(message: dict[str, Any]) -> None:
 
 def die_with_stdin(folder: str | None = None) -> None:
     """Exit (children die by pdeathsig) once the harness's end of the session closes, the
-    command's temporary `folder` removed first (os._exit skips every clean-up)."""
-    def watch() -> None:
-        sys.stdin.read()
+    command's temporary `folder` removed first (os._exit skips every clean-up). A session
+    closed before the command started (the harness interrupted while the host's shell was
+    starting it) ends it here, before it starts anything: a child forked while this exits can
+    miss its parent-death signal and outlive the run."""
+    def leave() -> None:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
         os._exit(1)
+
+    def watch() -> None:
+        sys.stdin.read()
+        leave()
+
+    stdin = sys.stdin.fileno()
+    if select.select([stdin], [], [], 0)[0] and os.read(stdin, 1) == b"":
+        leave()
     threading.Thread(target=watch, daemon=True).start()
 
 
